@@ -1,0 +1,41 @@
+use std::path::PathBuf;
+
+/// Why a file could not be parsed. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} looks binary (it contains NUL bytes); only text files are parsed")]
+    Binary { path: PathBuf },
+    #[error(
+        "{path} is {size} bytes, over the {limit}-byte limit for parsing; raise the limit (--max-filesize) to parse it"
+    )]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("no parser for {path}: supported extensions are {supported}")]
+    Unsupported { path: PathBuf, supported: String },
+    #[error("tree-sitter could not load the {language} grammar: {message}")]
+    Grammar {
+        language: &'static str,
+        message: String,
+    },
+    #[error("parsing {language} stopped before the end of the input (cancelled or out of memory)")]
+    Incomplete { language: &'static str },
+}
+
+impl ParseError {
+    /// Whether this error means "skip the file" (binary or too large) rather than a failure.
+    pub fn is_skip(&self) -> bool {
+        matches!(
+            self,
+            ParseError::Binary { .. } | ParseError::TooLarge { .. }
+        )
+    }
+}

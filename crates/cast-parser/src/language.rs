@@ -1,0 +1,131 @@
+//! The language registry: which parser handles which file extension.
+
+use std::path::Path;
+
+use crate::{ParseError, ParsedFile, SourceText};
+
+/// One language CAST can parse. Adding a language is one file that implements this trait and
+/// one [`Registry::register`] call; see `python.rs` and `html.rs`.
+pub trait LanguageParser: Send + Sync {
+    /// Lower-case name, e.g. `python`.
+    fn name(&self) -> &'static str;
+    /// File extensions without the dot, e.g. `["py", "pyi"]`.
+    fn extensions(&self) -> &'static [&'static str];
+    /// Parses decoded text. Must not panic on any input: broken code yields best-effort symbols
+    /// with [`ParsedFile::has_syntax_errors`] set.
+    fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError>;
+}
+
+/// Languages by extension. [`Registry::default`] knows Python and HTML.
+pub struct Registry {
+    languages: Vec<Box<dyn LanguageParser>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.languages.iter().map(|l| l.name()))
+            .finish()
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        let mut registry = Registry::empty();
+        registry.register(Box::new(crate::python::Python));
+        registry.register(Box::new(crate::html::Html));
+        registry
+    }
+}
+
+impl Registry {
+    /// A registry with no languages.
+    pub fn empty() -> Self {
+        Registry {
+            languages: Vec::new(),
+        }
+    }
+
+    /// Adds a language. A later registration wins for an extension both claim.
+    pub fn register(&mut self, language: Box<dyn LanguageParser>) {
+        self.languages.insert(0, language);
+    }
+
+    /// All registered languages.
+    pub fn languages(&self) -> impl Iterator<Item = &dyn LanguageParser> {
+        self.languages.iter().map(|l| l.as_ref())
+    }
+
+    /// The parser for a path, chosen by its extension (case-insensitive).
+    pub fn for_path(&self, path: &Path) -> Option<&dyn LanguageParser> {
+        let ext = path.extension()?.to_str()?;
+        self.languages
+            .iter()
+            .find(|l| l.extensions().iter().any(|e| e.eq_ignore_ascii_case(ext)))
+            .map(|l| l.as_ref())
+    }
+
+    /// Every extension some language handles, sorted, for messages and file filters.
+    pub fn extensions(&self) -> Vec<&'static str> {
+        let mut all: Vec<_> = self
+            .languages
+            .iter()
+            .flat_map(|l| l.extensions().iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// Reads and parses one file. Binary files, files over `max_size` bytes and unknown
+    /// extensions are errors (see [`ParseError::is_skip`]).
+    pub fn parse_file(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
+        let language = self.for_path(path).ok_or_else(|| ParseError::Unsupported {
+            path: path.to_path_buf(),
+            supported: self
+                .extensions()
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        })?;
+        let source = SourceText::read(path, max_size)?;
+        let mut parsed = language.parse_text(&source.text)?;
+        parsed.lossy_utf8 = source.lossy;
+        Ok(parsed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_pick_the_language() {
+        let registry = Registry::default();
+        for (path, lang) in [
+            ("a.py", "python"),
+            ("a.pyi", "python"),
+            ("a.pyx", "python"),
+            ("A.PY", "python"),
+            ("t.html", "html"),
+            ("t.htm", "html"),
+        ] {
+            assert_eq!(
+                registry.for_path(Path::new(path)).map(|l| l.name()),
+                Some(lang)
+            );
+        }
+        assert!(registry.for_path(Path::new("a.rs")).is_none());
+        assert!(registry.for_path(Path::new("Makefile")).is_none());
+    }
+
+    #[test]
+    fn unsupported_extension_names_the_supported_ones() {
+        let err = Registry::default()
+            .parse_file(Path::new("x.rs"), 1000)
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(".py") && msg.contains(".html"), "{msg}");
+    }
+}
