@@ -1,0 +1,46 @@
+//! Subcommands, one module each. Every module parses its flags and calls a library entry point.
+
+mod output;
+mod symbols;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use output::{Exit, Out};
+
+/// CAST — a code assistant toolkit for language-model agents.
+///
+/// It indexes code with tree-sitter, shows it at three levels of detail, searches it, and
+/// applies model-written edits exactly or refuses them.
+///
+/// Exit status: 0 on success, 1 when an action was refused or nothing was found, 2 on bad usage
+/// or an error.
+#[derive(Debug, Parser)]
+#[command(name = "cast", version, about, long_about, propagate_version = true)]
+#[command(after_help = "Run `cast <command> --help` for a command's options.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Symbols(symbols::Args),
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let mut out = Out::stdout();
+    let result = match cli.command {
+        Command::Symbols(args) => symbols::run(args, &mut out),
+    };
+    output::finish(result, out)
+}

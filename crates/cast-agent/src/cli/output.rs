@@ -1,0 +1,74 @@
+//! Standard output and exit codes shared by every subcommand.
+//!
+//! Results go to stdout, progress and warnings to stderr. A closed pipe (`cast symbols . | head`)
+//! ends the command quietly with success, as ripgrep does.
+
+use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::process::ExitCode;
+
+/// How a command ended when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Exit 0.
+    Success,
+    /// Exit 1: nothing found, or the action was refused.
+    NothingOrRefused,
+}
+
+/// Buffered standard output.
+pub struct Out {
+    inner: BufWriter<StdoutLock<'static>>,
+}
+
+impl Out {
+    pub fn stdout() -> Self {
+        Out {
+            inner: BufWriter::with_capacity(64 * 1024, io::stdout().lock()),
+        }
+    }
+
+    /// Writes one line (a newline is added).
+    pub fn line(&mut self, text: &str) -> io::Result<()> {
+        self.inner.write_all(text.as_bytes())?;
+        self.inner.write_all(b"\n")
+    }
+
+    /// Writes one JSON value on its own line.
+    pub fn json<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        serde_json::to_writer(&mut self.inner, value).map_err(io::Error::from)?;
+        self.inner.write_all(b"\n")
+    }
+}
+
+/// Whether progress and summaries should be drawn (only for a person watching a terminal).
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
+}
+
+/// Prints a warning on stderr, prefixed with `cast: `.
+pub fn warn(message: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr().lock(), "cast: {message}");
+}
+
+/// Flushes stdout and turns the command's result into the process exit code.
+pub fn finish(result: anyhow::Result<Exit>, mut out: Out) -> ExitCode {
+    let flushed = out.inner.flush();
+    let result = result.and_then(|exit| flushed.map(|()| exit).map_err(anyhow::Error::from));
+    match result {
+        Ok(Exit::Success) => ExitCode::SUCCESS,
+        Ok(Exit::NothingOrRefused) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let _ = writeln!(io::stderr().lock(), "cast: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,7 @@
+//! End-to-end tests of the `cast` binary, one module per command.
+
+// Tests may unwrap: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+mod symbols;

@@ -1,0 +1,42 @@
+//! Shared helpers: the binary under test, fixtures, and the machine's Python.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A `cast` command ready to run.
+pub fn cast() -> assert_cmd::Command {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
+}
+
+/// The fixtures folder, `tests/fixtures`.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// The Python interpreter and its standard library folder, or `None` (and a note on stderr)
+/// when python3 is not installed, so the caller can skip.
+pub fn python_stdlib() -> Option<(String, PathBuf)> {
+    let python = "python3".to_owned();
+    let out = Command::new(&python)
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("skipped: python3 is not usable");
+        return None;
+    }
+    let stdlib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    stdlib.is_dir().then_some((python, stdlib))
+}
+
+/// Parses JSON lines.
+pub fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
