@@ -1,13 +1,44 @@
-//! The tools an agent sees, over the analyzer, searcher and coder.
+//! The tools an agent sees, over CAST's analyzer, searcher and coder.
 //!
-//! This crate will own the tool registry (each tool with a model-facing description, a JSON
-//! schema for its parameters, validated dispatch and a capped result), the workspace sandbox
-//! that keeps every path inside the root, and the MCP server that serves the same registry over
-//! stdio. The `cast` subcommands, the agent loop and MCP clients all call the same entry points.
+//! `cast-tools` owns one registry of tools — each with a name, a description written for a
+//! model, a JSON Schema for its parameters (from serde + schemars), validated dispatch, and a
+//! capped result with a text for the model and structured data — the workspace sandbox that keeps
+//! every path inside the root, and the MCP server that serves the same registry over stdio. The
+//! `cast` subcommands, the agent loop and MCP clients all call [`Registry::call`].
 //!
-//! It is filled by the tools issue.
+//! ```
+//! use cast_tools::{Registry, RegistryOptions, Status, ToolContext};
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let ctx = ToolContext::new(dir.path())?;
+//! let registry = Registry::standard(RegistryOptions::default());
+//! let out = registry.call(&ctx, "finish", json!({"response": "Nothing to do."}))?;
+//! assert_eq!((out.status, out.text.as_str()), (Status::Ok, "Nothing to do."));
+//!
+//! // Arguments are validated against the schema; the error names the field.
+//! let err = registry.call(&ctx, "finish", json!({"answer": "x"})).unwrap_err();
+//! assert!(err.to_string().contains("unknown field `answer`"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod context;
+mod error;
+pub mod mcp;
+mod output;
+mod registry;
+pub mod render;
+mod sandbox;
+pub mod tools;
 
 pub use cast_analyzer;
 pub use cast_coder;
 pub use cast_parser;
 pub use cast_searcher;
+
+pub use context::{DEFAULT_MAX_OUTPUT_BYTES, EditMode, ToolContext};
+pub use error::ToolError;
+pub use output::{Status, ToolOutput};
+pub use registry::{Registry, Tool, ToolSpec, TypedTool, parse_args, schema_for};
+pub use sandbox::{Access, ResolvedPath, SandboxError, Workspace};
+pub use tools::RegistryOptions;

@@ -1,7 +1,10 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
+mod mcp;
 mod output;
 mod symbols;
+mod tool;
+mod tools;
 
 use std::process::ExitCode;
 
@@ -27,6 +30,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Symbols(symbols::Args),
+    Tools(tools::Args),
+    Tool(tool::Args),
+    Mcp(mcp::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +47,9 @@ pub fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Symbols(args) => symbols::run(args, &mut out),
+        Command::Tools(args) => tools::run(args, &mut out),
+        Command::Tool(args) => tool::run(args, &mut out),
+        Command::Mcp(args) => mcp::run(args, &mut out),
     };
     output::finish(result, out)
 }

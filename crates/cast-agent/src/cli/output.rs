@@ -3,7 +3,7 @@
 //! Results go to stdout, progress and warnings to stderr. A closed pipe (`cast symbols . | head`)
 //! ends the command quietly with success, as ripgrep does.
 
-use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::process::ExitCode;
 
 /// How a command ended when it did not fail.
@@ -13,17 +13,20 @@ pub enum Exit {
     Success,
     /// Exit 1: nothing found, or the action was refused.
     NothingOrRefused,
+    /// Exit 2: bad usage, already reported.
+    BadUsage,
 }
 
-/// Buffered standard output.
+/// Buffered standard output. It does not hold stdout's lock between writes, so a command that
+/// hands stdout to something else (the MCP server) is not blocked by it.
 pub struct Out {
-    inner: BufWriter<StdoutLock<'static>>,
+    inner: BufWriter<Stdout>,
 }
 
 impl Out {
     pub fn stdout() -> Self {
         Out {
-            inner: BufWriter::with_capacity(64 * 1024, io::stdout().lock()),
+            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
         }
     }
 
@@ -57,6 +60,7 @@ pub fn finish(result: anyhow::Result<Exit>, mut out: Out) -> ExitCode {
     match result {
         Ok(Exit::Success) => ExitCode::SUCCESS,
         Ok(Exit::NothingOrRefused) => ExitCode::from(1),
+        Ok(Exit::BadUsage) => ExitCode::from(2),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let _ = writeln!(io::stderr().lock(), "cast: error: {err:#}");

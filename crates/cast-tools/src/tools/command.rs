@@ -1,0 +1,231 @@
+//! `run_command`: a shell command in the workspace root, with a timeout and captured output.
+//! It exists only in registries built with commands enabled.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::render::head_tail;
+use crate::{ToolContext, ToolError, ToolOutput, TypedTool};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunCommandParams {
+    /// The command line, run by `sh -c` in the workspace root, e.g. `pytest -q tests/test_cart.py`.
+    pub command: String,
+    /// Seconds before the command (and everything it started) is killed. Default 60.
+    pub timeout_s: Option<u64>,
+}
+
+/// What a command did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandResult {
+    pub command: String,
+    /// `None` when the command was killed (timeout or signal).
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub seconds: f64,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Keep at most this much of each stream in memory (the end is kept: failures are reported last).
+const KEEP_BYTES: usize = 1 << 20;
+
+/// Runs shell commands in the workspace.
+#[derive(Debug, Default)]
+pub struct RunCommand;
+
+impl TypedTool for RunCommand {
+    type Params = RunCommandParams;
+    const NAME: &'static str = "run_command";
+    const DESCRIPTION: &'static str = "Run a shell command in the workspace root (for example the tests) and get its exit code and output. The command is killed after timeout_s seconds (default 60). Output is cut to its beginning and end when long.";
+
+    fn run(&self, ctx: &ToolContext, params: RunCommandParams) -> Result<ToolOutput, ToolError> {
+        let limit = params
+            .timeout_s
+            .unwrap_or(60)
+            .clamp(1, ctx.max_command_seconds.max(1));
+        let result = run_shell(
+            ctx.workspace.root(),
+            &params.command,
+            Duration::from_secs(limit),
+        )
+        .map_err(|e| ToolError::Failed {
+            tool: Self::NAME.to_owned(),
+            message: format!("cannot start `sh -c`: {e}"),
+        })?;
+        let status = match (result.timed_out, result.exit_code) {
+            (true, _) => format!("killed after the {limit} s timeout"),
+            (false, Some(code)) => format!("exit {code}"),
+            (false, None) => "killed by a signal".to_owned(),
+        };
+        let budget = ctx.max_output_bytes.saturating_sub(512);
+        let (out_budget, err_budget) = if result.stderr.is_empty() {
+            (budget, 0)
+        } else if result.stdout.is_empty() {
+            (0, budget)
+        } else {
+            (budget / 2, budget / 2)
+        };
+        let mut text = format!(
+            "$ {}\n[{status}, {:.1} s]\n",
+            result.command, result.seconds
+        );
+        if !result.stdout.is_empty() {
+            text.push_str("--- stdout ---\n");
+            text.push_str(&head_tail(
+                &result.stdout,
+                out_budget / 4,
+                out_budget * 3 / 4,
+            ));
+            text.push('\n');
+        }
+        if !result.stderr.is_empty() {
+            text.push_str("--- stderr ---\n");
+            text.push_str(&head_tail(
+                &result.stderr,
+                err_budget / 4,
+                err_budget * 3 / 4,
+            ));
+            text.push('\n');
+        }
+        Ok(ToolOutput::ok(text, result))
+    }
+}
+
+/// Runs `sh -c command` in `dir`, killing its whole process group after `timeout`.
+pub fn run_shell(
+    dir: &std::path::Path,
+    command: &str,
+    timeout: Duration,
+) -> std::io::Result<CommandResult> {
+    let started = Instant::now();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0); // so a timeout kills what the command started, too
+    }
+    let mut child = cmd.spawn()?;
+    let stdout = child
+        .stdout
+        .take()
+        .map(|s| std::thread::spawn(move || drain(s)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|s| std::thread::spawn(move || drain(s)));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if started.elapsed() >= timeout {
+            timed_out = true;
+            kill_group(&mut child);
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let join = |h: Option<std::thread::JoinHandle<String>>| {
+        h.and_then(|h| h.join().ok()).unwrap_or_default()
+    };
+    let (stdout, stderr) = (join(stdout), join(stderr));
+    Ok(CommandResult {
+        command: command.to_owned(),
+        exit_code: if timed_out {
+            None
+        } else {
+            status.and_then(|s| s.code())
+        },
+        timed_out,
+        seconds: started.elapsed().as_secs_f64(),
+        stdout,
+        stderr,
+    })
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // The group id equals the child's pid (process_group(0)); `kill -KILL -PGID` ends it all.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+}
+
+/// Reads a stream to its end, keeping the last [`KEEP_BYTES`] bytes.
+fn drain(mut stream: impl Read) -> String {
+    let mut kept: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > 2 * KEEP_BYTES {
+                    kept.drain(..kept.len() - KEEP_BYTES);
+                }
+            }
+        }
+    }
+    if kept.len() > KEEP_BYTES {
+        kept.drain(..kept.len() - KEEP_BYTES);
+    }
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_exit_code_and_both_streams() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_shell(
+            dir.path(),
+            "echo out; echo err >&2; exit 3",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!((r.exit_code, r.timed_out), (Some(3), false));
+        assert_eq!((r.stdout.as_str(), r.stderr.as_str()), ("out\n", "err\n"));
+    }
+
+    #[test]
+    fn runs_in_the_workspace_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("marker.txt"), "here").unwrap();
+        let r = run_shell(dir.path(), "cat marker.txt", Duration::from_secs(10)).unwrap();
+        assert_eq!(r.stdout, "here");
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_shell(
+            dir.path(),
+            "sleep 30 & sleep 30; echo never",
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(r.timed_out);
+        assert_eq!(r.exit_code, None);
+        assert!(r.seconds < 10.0);
+        assert!(!r.stdout.contains("never"));
+    }
+}
