@@ -9,6 +9,13 @@
 //! The `cast` binary is [`cli::main`]: each subcommand (one module under `cli/`) parses its flags
 //! and calls a library entry point, so the command line and the agent see the same behaviour.
 
+pub mod agent;
 pub mod cli;
+pub mod config;
+pub mod llm;
+pub mod prompt;
+pub mod testing;
+
+pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop};
 
 pub use cast_tools;

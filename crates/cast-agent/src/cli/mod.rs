@@ -2,6 +2,7 @@
 
 mod mcp;
 mod output;
+mod run;
 mod symbols;
 mod tool;
 mod tools;
@@ -33,6 +34,7 @@ enum Command {
     Tools(tools::Args),
     Tool(tool::Args),
     Mcp(mcp::Args),
+    Run(run::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -50,6 +52,7 @@ pub fn main() -> ExitCode {
         Command::Tools(args) => tools::run(args, &mut out),
         Command::Tool(args) => tool::run(args, &mut out),
         Command::Mcp(args) => mcp::run(args, &mut out),
+        Command::Run(args) => run::run(args, &mut out),
     };
     output::finish(result, out)
 }

@@ -1,0 +1,472 @@
+//! The decision loop: the model picks one tool with a reason, CAST runs it and feeds the result
+//! back, until the model calls `finish` (or a step limit or a repeated call stops the run).
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use cast_tools::{Registry, Status, ToolContext, ToolError, ToolOutput};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::llm::{ChatRequest, Llm, Message, ToolCall, ToolDef, Usage};
+
+/// Limits of a run.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Model turns before the run is stopped.
+    pub max_steps: usize,
+    /// The same call (tool and arguments) this many times in a row stops the run.
+    pub repeat_limit: usize,
+    /// Tokens of the L1 map put in the system prompt.
+    pub map_budget: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_steps: 30,
+            repeat_limit: 3,
+            map_budget: 1500,
+        }
+    }
+}
+
+/// One action the agent took: the seed's `{tool, reason, params, result, timestamp}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryEntry {
+    pub step: usize,
+    pub tool: String,
+    pub reason: String,
+    pub params: Value,
+    /// `ok`, `refused` or `error`.
+    pub status: &'static str,
+    pub result: String,
+    /// RFC 3339, UTC.
+    pub timestamp: String,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum Stop {
+    /// The model called `finish` (or answered without a tool call).
+    Finished,
+    /// The step limit was reached.
+    StepLimit(usize),
+    /// The model made the same call too many times in a row.
+    Repeated(String),
+    /// The model could not be reached or answered unreadably.
+    ModelError(String),
+}
+
+/// What happens during a run, for a printer (`cast run`) or a log.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Start {
+        model: String,
+        root: String,
+        task: String,
+        tools: Vec<String>,
+    },
+    /// The model's words before its tool calls.
+    Thought { step: usize, text: String },
+    ToolCall {
+        step: usize,
+        id: String,
+        tool: String,
+        reason: String,
+        params: Value,
+    },
+    ToolResult {
+        step: usize,
+        id: String,
+        tool: String,
+        status: &'static str,
+        summary: String,
+        truncated: bool,
+    },
+    /// A file changed (an applied edit or a deletion).
+    Edit {
+        step: usize,
+        path: String,
+        diff: String,
+    },
+    Final {
+        response: String,
+        stop: Stop,
+        steps: usize,
+        changed_files: Vec<String>,
+        usage: Usage,
+    },
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutcome {
+    pub response: String,
+    pub stop: Stop,
+    pub steps: usize,
+    pub history: Vec<HistoryEntry>,
+    pub changed_files: Vec<String>,
+    pub usage: Usage,
+}
+
+/// The agent: a model, a tool registry over one workspace, and a system prompt.
+pub struct Agent {
+    pub llm: Llm,
+    pub registry: Arc<Registry>,
+    pub ctx: Arc<ToolContext>,
+    pub config: AgentConfig,
+    pub system: String,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("model", &self.llm.describe())
+            .field("tools", &self.registry.names())
+            .finish()
+    }
+}
+
+/// What running one call gave.
+pub(crate) struct CallOutcome {
+    pub status: &'static str,
+    pub text: String,
+    pub truncated: bool,
+    pub data: Value,
+}
+
+impl CallOutcome {
+    pub(crate) fn error(text: impl Into<String>) -> Self {
+        CallOutcome {
+            status: "error",
+            text: text.into(),
+            truncated: false,
+            data: Value::Null,
+        }
+    }
+
+    fn from_tool(result: Result<ToolOutput, ToolError>) -> Self {
+        match result {
+            Ok(out) => CallOutcome {
+                status: match out.status {
+                    Status::Ok => "ok",
+                    Status::Refused => "refused",
+                },
+                text: out.text,
+                truncated: out.truncated,
+                data: out.data,
+            },
+            Err(err) if err.is_refusal() => CallOutcome {
+                status: "refused",
+                ..CallOutcome::error(err.to_string())
+            },
+            Err(err) => CallOutcome::error(err.to_string()),
+        }
+    }
+}
+
+pub(crate) fn now() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// The first sentence of a text, for a one-line reason.
+fn first_sentence(text: &str) -> String {
+    let text = text.trim();
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| {
+            c == '\n' || (matches!(c, '.' | '!' | '?') && text[i + 1..].starts_with([' ', '\n']))
+        })
+        .map_or(text.len(), |(i, c)| if c == '\n' { i } else { i + 1 });
+    cast_tools::render::clip(text[..end].trim(), 300)
+}
+
+/// A short summary of a result for event lines.
+fn summary(text: &str) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let lines = text.lines().count();
+    let first = cast_tools::render::clip(first.trim(), 120);
+    if lines > 1 {
+        format!("{first} (+{} lines)", lines - 1)
+    } else {
+        first
+    }
+}
+
+impl Agent {
+    /// The tools as the model sees them.
+    pub fn tool_defs(&self) -> Vec<ToolDef> {
+        self.registry
+            .specs()
+            .into_iter()
+            .map(|s| ToolDef {
+                name: s.name.to_owned(),
+                description: s.description.to_owned(),
+                parameters: s.parameters,
+            })
+            .collect()
+    }
+
+    /// Runs a task to the end. `messages` holds earlier turns (empty for a new session) and
+    /// receives this run's turns. Events go to `sink` as they happen. A model or tool failure
+    /// never panics: it ends the run with a [`Stop`] that says why.
+    pub async fn run(
+        &self,
+        task: &str,
+        messages: &mut Vec<Message>,
+        sink: &mut (dyn FnMut(&Event) + Send),
+    ) -> RunOutcome {
+        sink(&Event::Start {
+            model: self.llm.describe(),
+            root: self.ctx.workspace.root().display().to_string(),
+            task: task.to_owned(),
+            tools: self
+                .registry
+                .names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        });
+        messages.push(Message::user(task));
+        let tools = self.tool_defs();
+        let mut history: Vec<HistoryEntry> = Vec::new();
+        let mut changed: Vec<String> = Vec::new();
+        let mut usage = Usage::default();
+        let mut recent: Vec<String> = Vec::new();
+        let mut response = None;
+        let mut stop = Stop::StepLimit(self.config.max_steps);
+        let mut steps = 0;
+        'steps: for step in 1..=self.config.max_steps {
+            steps = step;
+            let request = ChatRequest {
+                system: self.system.clone(),
+                messages: messages.clone(),
+                tools: tools.clone(),
+                max_tokens: None,
+                temperature: None,
+            };
+            let answer = match self.llm.chat(&request, &mut |_| {}).await {
+                Ok(answer) => answer,
+                Err(err) => {
+                    stop = Stop::ModelError(err.to_string());
+                    break;
+                }
+            };
+            usage.input_tokens += answer.usage.input_tokens;
+            usage.output_tokens += answer.usage.output_tokens;
+            if !answer.content.trim().is_empty() {
+                sink(&Event::Thought {
+                    step,
+                    text: answer.content.clone(),
+                });
+            }
+            messages.push(Message::assistant(
+                answer.content.clone(),
+                answer.tool_calls.clone(),
+            ));
+            if answer.tool_calls.is_empty() {
+                // An answer without a tool call is the final answer.
+                response = Some(answer.content.clone());
+                stop = Stop::Finished;
+                break;
+            }
+            for call in &answer.tool_calls {
+                let params: Result<Value, String> = if call.name.is_empty() {
+                    Err(format!(
+                        "your tool call could not be read: {}. Write one call as JSON: {{\"name\": \"TOOL\", \"arguments\": {{…}}}}",
+                        cast_tools::render::clip(&call.arguments, 300)
+                    ))
+                } else {
+                    match serde_json::from_str::<Value>(if call.arguments.trim().is_empty() {
+                        "{}"
+                    } else {
+                        &call.arguments
+                    }) {
+                        Ok(v) => Ok(v),
+                        Err(e) => Err(format!(
+                            "the arguments of your {} call are not valid JSON ({e}): {}. Send a JSON object that matches the tool's schema.",
+                            call.name,
+                            cast_tools::render::clip(&call.arguments, 300)
+                        )),
+                    }
+                };
+                let shown_params = params
+                    .clone()
+                    .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+                let reason = match shown_params.get("explanation").and_then(Value::as_str) {
+                    Some(explanation) if answer.content.trim().is_empty() => explanation.to_owned(),
+                    _ => first_sentence(&answer.content),
+                };
+                sink(&Event::ToolCall {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    reason: reason.clone(),
+                    params: shown_params.clone(),
+                });
+                let key = format!("{}:{}", call.name, shown_params);
+                recent.push(key.clone());
+                let repeats = recent.iter().rev().take_while(|k| **k == key).count();
+                let outcome = match params {
+                    Err(message) => CallOutcome::error(message),
+                    Ok(_) if repeats >= self.config.repeat_limit => {
+                        stop = Stop::Repeated(format!(
+                            "{} was called {repeats} times in a row with the same arguments",
+                            call.name
+                        ));
+                        CallOutcome::error("This identical call was already made; stopping.")
+                    }
+                    Ok(args) => self.execute(call, args).await,
+                };
+                if let Some(diff) = outcome.data.get("diff").and_then(Value::as_str)
+                    && outcome.status == "ok"
+                {
+                    for path in changed_paths(&outcome.data) {
+                        sink(&Event::Edit {
+                            step,
+                            path: path.clone(),
+                            diff: diff.to_owned(),
+                        });
+                        if !changed.contains(&path) {
+                            changed.push(path);
+                        }
+                    }
+                }
+                sink(&Event::ToolResult {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    status: outcome.status,
+                    summary: summary(&outcome.text),
+                    truncated: outcome.truncated,
+                });
+                history.push(HistoryEntry {
+                    step,
+                    tool: call.name.clone(),
+                    reason,
+                    params: shown_params,
+                    status: outcome.status,
+                    result: outcome.text.clone(),
+                    timestamp: now(),
+                });
+                messages.push(Message::tool_result(
+                    call,
+                    outcome.text.clone(),
+                    outcome.status != "ok",
+                ));
+                if call.name == "finish" && outcome.status == "ok" {
+                    response = Some(outcome.text);
+                    stop = Stop::Finished;
+                }
+                if matches!(stop, Stop::Repeated(_)) {
+                    break 'steps;
+                }
+            }
+            if stop == Stop::Finished {
+                break;
+            }
+        }
+        let response =
+            response.unwrap_or_else(|| self.unfinished_summary(&stop, &history, &changed));
+        sink(&Event::Final {
+            response: response.clone(),
+            stop: stop.clone(),
+            steps,
+            changed_files: changed.clone(),
+            usage,
+        });
+        RunOutcome {
+            response,
+            stop,
+            steps,
+            history,
+            changed_files: changed,
+            usage,
+        }
+    }
+
+    /// Runs one tool call on a blocking thread (tools read and write files).
+    pub(crate) async fn execute(&self, call: &ToolCall, args: Value) -> CallOutcome {
+        let registry = Arc::clone(&self.registry);
+        let ctx = Arc::clone(&self.ctx);
+        let name = call.name.clone();
+        match tokio::task::spawn_blocking(move || registry.call(&ctx, &name, args)).await {
+            Ok(result) => CallOutcome::from_tool(result),
+            Err(join) => CallOutcome::error(format!("the tool crashed: {join}")),
+        }
+    }
+
+    fn unfinished_summary(
+        &self,
+        stop: &Stop,
+        history: &[HistoryEntry],
+        changed: &[String],
+    ) -> String {
+        let why = match stop {
+            Stop::StepLimit(n) => format!(
+                "Stopped after {n} steps without finishing (raise --max-steps to allow more)."
+            ),
+            Stop::Repeated(what) => format!("Stopped because the model repeated itself: {what}."),
+            Stop::ModelError(err) => format!("Stopped because the model could not be asked: {err}"),
+            Stop::Finished => "Finished.".to_owned(),
+        };
+        let mut text = why;
+        if !history.is_empty() {
+            text.push_str("\nLast actions:");
+            for h in history.iter().rev().take(5).rev() {
+                text.push_str(&format!(
+                    "\n- {} ({}): {}",
+                    h.tool,
+                    h.status,
+                    summary(&h.result)
+                ));
+            }
+        }
+        text.push_str(&if changed.is_empty() {
+            "\nNo files were changed.".to_owned()
+        } else {
+            format!("\nChanged (undo with `cast undo`): {}", changed.join(", "))
+        });
+        text
+    }
+}
+
+/// The files an edit result names (`path`, or `files[].path`).
+fn changed_paths(data: &Value) -> Vec<String> {
+    if let Some(files) = data.get("files").and_then(Value::as_array) {
+        return files
+            .iter()
+            .filter_map(|f| f.get("path").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+    }
+    data.get("path")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_first_sentences() {
+        assert_eq!(
+            first_sentence("I need the file. Then I edit it."),
+            "I need the file."
+        );
+        assert_eq!(first_sentence("Look at main.py\nmore"), "Look at main.py");
+        assert_eq!(first_sentence("Version 1.2 is used"), "Version 1.2 is used");
+        assert_eq!(first_sentence(""), "");
+    }
+
+    #[test]
+    fn summaries_are_one_line() {
+        assert_eq!(summary("a\nb\nc"), "a (+2 lines)");
+        assert_eq!(summary("\n\nonly"), "only (+2 lines)");
+    }
+}

@@ -1,0 +1,500 @@
+//! Whole agent runs against a scripted model server on 127.0.0.1.
+
+// Tests may unwrap: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cast_agent::llm::{Anthropic, Http, Llm, OpenAi, Provider, RetryPolicy};
+use cast_agent::testing::{Reply, ScriptedServer};
+use cast_agent::{Agent, AgentConfig, Event, RunOutcome, Stop};
+use cast_tools::{Registry, RegistryOptions, ToolContext};
+use serde_json::{Value, json};
+
+enum Api {
+    OpenAi { stream: bool },
+    Anthropic,
+    Text,
+}
+
+fn http() -> Http {
+    Http::new(
+        Duration::from_secs(10),
+        RetryPolicy {
+            attempts: 3,
+            first_backoff: Duration::from_millis(10),
+            max_backoff: Duration::from_millis(50),
+        },
+    )
+    .unwrap()
+}
+
+fn agent(server: &ScriptedServer, root: &std::path::Path, api: Api, max_steps: usize) -> Agent {
+    let provider = match api {
+        Api::OpenAi { stream } => Provider::OpenAi(OpenAi {
+            base_url: server.base_url(),
+            api_key: Some("test-key".into()),
+            model: "scripted".into(),
+            stream,
+        }),
+        Api::Text => Provider::OpenAi(OpenAi {
+            base_url: server.base_url(),
+            api_key: None,
+            model: "scripted".into(),
+            stream: false,
+        }),
+        Api::Anthropic => Provider::Anthropic(Anthropic {
+            base_url: server.root_url(),
+            api_key: Some("test-key".into()),
+            model: "scripted".into(),
+        }),
+    };
+    let llm = Llm {
+        provider,
+        http: http(),
+        text_protocol: matches!(api, Api::Text),
+    };
+    let registry = Registry::standard(RegistryOptions { commands: true });
+    let ctx = ToolContext::new(root).unwrap();
+    Agent {
+        llm,
+        registry: Arc::new(registry),
+        ctx: Arc::new(ctx),
+        config: AgentConfig {
+            max_steps,
+            ..AgentConfig::default()
+        },
+        system: "You are a test agent.".into(),
+    }
+}
+
+fn run(agent: &Agent, task: &str) -> (RunOutcome, Vec<Event>) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut events = Vec::new();
+    let outcome = runtime.block_on(async {
+        let mut messages = Vec::new();
+        agent
+            .run(task, &mut messages, &mut |e| events.push(e.clone()))
+            .await
+    });
+    (outcome, events)
+}
+
+fn event_names(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The tool results the model received in a request (OpenAI shape): (tool_call_id, content).
+fn tool_results(request: &Value) -> Vec<(String, String)> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_command_then_finish_carries_history_and_ties_results_to_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hi there\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "call_1",
+            "I check the file.",
+            "run_command",
+            json!({"command": "cat hello.txt"}),
+        ),
+        Reply::openai_call(
+            "call_2",
+            "Done.",
+            "finish",
+            json!({"response": "The file says hi there."}),
+        ),
+    ]);
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 10),
+        "What does hello.txt say?",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert_eq!(outcome.response, "The file says hi there.");
+    assert_eq!(outcome.history.len(), 2);
+    assert_eq!(outcome.history[0].tool, "run_command");
+    assert_eq!(outcome.history[0].reason, "I check the file.");
+    assert_eq!(
+        outcome.history[0].params,
+        json!({"command": "cat hello.txt"})
+    );
+    assert!(outcome.history[0].result.contains("hi there"));
+    assert!(!outcome.history[0].timestamp.is_empty());
+    assert_eq!(
+        event_names(&events),
+        [
+            "start",
+            "thought",
+            "tool_call",
+            "tool_result",
+            "thought",
+            "tool_call",
+            "tool_result",
+            "final"
+        ]
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let first = &requests[0];
+    assert_eq!(first.path, "/v1/chat/completions");
+    assert_eq!(first.header("authorization"), Some("Bearer test-key"));
+    let tools: Vec<&str> = first.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["finish", "run_command"]);
+    assert_eq!(
+        first.body["tools"][1]["function"]["parameters"]["required"],
+        json!(["command"])
+    );
+    assert_eq!(first.body["messages"][0]["role"], "system");
+    assert_eq!(
+        first.body["messages"][1]["content"],
+        "What does hello.txt say?"
+    );
+    // the second request carries the whole history, the result tied to its call id
+    let second = &requests[1].body;
+    assert_eq!(second["messages"][2]["tool_calls"][0]["id"], "call_1");
+    let results = tool_results(second);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, "call_1");
+    assert!(results[0].1.contains("hi there"), "{}", results[0].1);
+}
+
+#[test]
+fn streamed_answers_are_assembled() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::openai_stream_call(
+            "c1",
+            "Running it.",
+            "run_command",
+            json!({"command": "echo streamed"}),
+        ),
+        Reply::openai_stream_call("c2", "Done.", "finish", json!({"response": "ok"})),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: true }, 10),
+        "echo",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert!(outcome.history[0].result.contains("streamed"));
+    assert_eq!(server.requests()[0].body["stream"], true);
+    assert_eq!(outcome.usage.input_tokens, 200);
+}
+
+#[test]
+fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::openai_raw_call(
+            "bad_json",
+            "Trying.",
+            "run_command",
+            "{\"command\": \"echo hi\"",
+        ),
+        Reply::openai_call(
+            "unknown",
+            "Trying another.",
+            "teleport",
+            json!({"to": "mars"}),
+        ),
+        Reply::openai_call(
+            "bad_field",
+            "Trying again.",
+            "run_command",
+            json!({"cmd": "echo hi"}),
+        ),
+        Reply::openai_call("good", "Done.", "finish", json!({"response": "recovered"})),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 10),
+        "go",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert_eq!(outcome.response, "recovered");
+    let statuses: Vec<_> = outcome.history.iter().map(|h| h.status).collect();
+    assert_eq!(statuses, ["error", "error", "error", "ok"]);
+    let last = &server.requests()[3].body;
+    let results = tool_results(last);
+    assert_eq!(results[0].0, "bad_json");
+    assert!(results[0].1.contains("not valid JSON"), "{}", results[0].1);
+    assert!(
+        results[1].1.contains("unknown tool \"teleport\"") && results[1].1.contains("run_command"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[2].1.contains("unknown field `cmd`") && results[2].1.contains("JSON Schema"),
+        "{}",
+        results[2].1
+    );
+}
+
+#[test]
+fn a_server_error_is_retried_then_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::error(500, "overloaded"),
+        Reply::error(429, "slow down"),
+        Reply::openai_call(
+            "c1",
+            "Done.",
+            "finish",
+            json!({"response": "after retries"}),
+        ),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "go",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert_eq!(outcome.response, "after retries");
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn the_step_limit_ends_a_run_with_an_explanation() {
+    let dir = tempfile::tempdir().unwrap();
+    let replies = (0..5)
+        .map(|i| {
+            Reply::openai_call(
+                &format!("c{i}"),
+                "Again.",
+                "run_command",
+                json!({"command": format!("echo {i}")}),
+            )
+        })
+        .collect();
+    let server = ScriptedServer::start(replies);
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 3),
+        "loop",
+    );
+    assert_eq!(outcome.stop, Stop::StepLimit(3));
+    assert_eq!(outcome.steps, 3);
+    assert_eq!(server.requests().len(), 3);
+    assert!(
+        outcome.response.contains("Stopped after 3 steps"),
+        "{}",
+        outcome.response
+    );
+    assert!(outcome.response.contains("No files were changed"));
+    assert!(matches!(events.last(), Some(Event::Final { .. })));
+}
+
+#[test]
+fn the_same_call_three_times_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let replies = (0..5)
+        .map(|i| {
+            Reply::openai_call(
+                &format!("c{i}"),
+                "Again.",
+                "run_command",
+                json!({"command": "echo same"}),
+            )
+        })
+        .collect();
+    let server = ScriptedServer::start(replies);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 10),
+        "loop",
+    );
+    assert!(
+        matches!(&outcome.stop, Stop::Repeated(what) if what.contains("run_command")),
+        "{:?}",
+        outcome.stop
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn a_plain_text_answer_is_the_final_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![Reply::openai_text("Nothing to change.")]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "anything?",
+    );
+    assert_eq!(
+        (outcome.stop, outcome.response.as_str()),
+        (Stop::Finished, "Nothing to change.")
+    );
+}
+
+#[test]
+fn the_same_run_through_anthropic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hi there\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::anthropic_call(
+            "toolu_1",
+            "I check the file.",
+            "run_command",
+            json!({"command": "cat hello.txt"}),
+        ),
+        Reply::anthropic_call(
+            "toolu_2",
+            "Done.",
+            "finish",
+            json!({"response": "It says hi there."}),
+        ),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::Anthropic, 10),
+        "What does hello.txt say?",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert_eq!(outcome.response, "It says hi there.");
+    let requests = server.requests();
+    assert_eq!(requests[0].path, "/v1/messages");
+    assert_eq!(requests[0].header("x-api-key"), Some("test-key"));
+    assert_eq!(requests[0].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(requests[0].body["system"], "You are a test agent.");
+    assert_eq!(requests[0].body["tools"][1]["name"], "run_command");
+    let second = &requests[1].body["messages"];
+    assert_eq!(second[1]["content"][1]["type"], "tool_use");
+    assert_eq!(second[1]["content"][1]["id"], "toolu_1");
+    assert_eq!(second[2]["content"][0]["type"], "tool_result");
+    assert_eq!(second[2]["content"][0]["tool_use_id"], "toolu_1");
+    assert!(
+        second[2]["content"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("hi there")
+    );
+}
+
+#[test]
+fn the_same_run_through_the_text_protocol() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hi there\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::text_call(
+            "I check the file.",
+            "run_command",
+            json!({"command": "cat hello.txt"}),
+        ),
+        Reply::openai_text("Broken: <tool_call>{\"name\": \"finish\", </tool_call>"),
+        Reply::text_call("Done.", "finish", json!({"response": "It says hi there."})),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::Text, 10),
+        "What does hello.txt say?",
+    );
+    assert_eq!(outcome.stop, Stop::Finished);
+    assert_eq!(outcome.response, "It says hi there.");
+    assert_eq!(outcome.history[0].reason, "I check the file.");
+    assert_eq!(outcome.history[1].status, "error");
+    let requests = server.requests();
+    assert!(
+        requests[0].body.get("tools").is_none(),
+        "no native tools in text mode"
+    );
+    let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("<tool_call>") && system.contains("## run_command"));
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let result = messages.last().unwrap();
+    assert_eq!(result["role"], "user");
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("<tool_result tool=\"run_command\"") && text.contains("hi there"),
+        "{text}"
+    );
+    let third = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(third.contains("could not be read"), "{third}");
+}
+
+#[test]
+fn an_unreachable_model_ends_the_run_with_a_clear_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![]);
+    let mut agent = agent(&server, dir.path(), Api::OpenAi { stream: false }, 5);
+    // a port nothing listens on
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    agent.llm.provider = Provider::OpenAi(OpenAi {
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+        api_key: None,
+        model: "m".into(),
+        stream: false,
+    });
+    let (outcome, _) = run(&agent, "go");
+    let Stop::ModelError(message) = &outcome.stop else {
+        panic!("{:?}", outcome.stop)
+    };
+    assert!(
+        message.contains("cannot reach") && message.contains("Is the server running"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_wrong_key_and_an_unknown_model_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![Reply::error(401, "Incorrect API key provided")]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "go",
+    );
+    let Stop::ModelError(message) = &outcome.stop else {
+        panic!()
+    };
+    assert!(
+        message.contains("refused the API key") && message.contains("OPENAI_API_KEY"),
+        "{message}"
+    );
+    assert_eq!(server.requests().len(), 1, "a wrong key is not retried");
+
+    let server = ScriptedServer::start(vec![Reply::error(404, "The model `gpt-9` does not exist")]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "go",
+    );
+    let Stop::ModelError(message) = &outcome.stop else {
+        panic!()
+    };
+    assert!(
+        message.contains("is not known") && message.contains("--model"),
+        "{message}"
+    );
+}
