@@ -13,6 +13,7 @@ pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod llm;
+pub mod memory;
 pub mod prompt;
 pub mod testing;
 
