@@ -1,0 +1,1 @@
+"""gaia_agent: a general research and question-answering agent (a CAST template)."""
