@@ -1,6 +1,11 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
+mod files;
+mod glob;
+mod grep;
+mod ls;
 mod output;
+mod read;
 mod symbols;
 
 use std::process::ExitCode;
@@ -27,6 +32,11 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Symbols(symbols::Args),
+    Grep(grep::Args),
+    Glob(glob::Args),
+    Files(files::Args),
+    Read(read::Args),
+    Ls(ls::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +51,11 @@ pub fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Symbols(args) => symbols::run(args, &mut out),
+        Command::Grep(args) => grep::run(args, &mut out),
+        Command::Glob(args) => glob::run(args, &mut out),
+        Command::Files(args) => files::run(args, &mut out),
+        Command::Read(args) => read::run(args, &mut out),
+        Command::Ls(args) => ls::run(args, &mut out),
     };
     output::finish(result, out)
 }
