@@ -359,6 +359,10 @@ impl Ordered {
     }
 }
 
+/// Files handed to a worker at once: few enough that the first results come at once, enough
+/// that the hand-over costs nothing next to the search.
+const BATCH: usize = 16;
+
 /// Searches files in sorted walk order until `cap` (at least 1) matches are found.
 pub(crate) fn search_ordered(
     root: &Path,
@@ -369,7 +373,8 @@ pub(crate) fn search_ordered(
     threads: usize,
 ) -> Outcome {
     let walk = builder.sort_by_file_name(|a, b| a.cmp(b)).build();
-    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(threads.max(1) * 64);
+    let threads = threads.max(1);
+    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Vec<Job>>(threads * 4);
     let jobs_rx = Mutex::new(jobs_rx);
     // The index of the last file needed; usize::MAX while the cap is not reached.
     let cutoff = AtomicUsize::new(usize::MAX);
@@ -390,40 +395,55 @@ pub(crate) fn search_ordered(
     let mut jobs_sent = 0usize;
     let mut walk_finished = true;
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             scope.spawn(|| {
                 let mut worker = Worker::new(matcher, config);
+                let mut done = Vec::with_capacity(BATCH);
                 loop {
-                    let job = match jobs_rx.lock() {
+                    let batch = match jobs_rx.lock() {
                         Ok(rx) => rx.recv(),
                         Err(_) => break,
                     };
-                    let Ok(job) = job else { break };
-                    let (index, searched, binary) = match job {
-                        Job::File { index, path } => {
-                            if index > cutoff.load(AtomicOrdering::Acquire) {
-                                continue;
+                    let Ok(batch) = batch else { break };
+                    for job in batch {
+                        let (index, searched, binary) = match job {
+                            Job::File { index, path } => {
+                                if index > cutoff.load(AtomicOrdering::Acquire) {
+                                    break;
+                                }
+                                let abandon = || index > cutoff.load(AtomicOrdering::Relaxed);
+                                let searched =
+                                    worker.search(&path, || relative(root, &path), &abandon);
+                                (index, searched, worker.binary)
                             }
-                            let abandon = || index > cutoff.load(AtomicOrdering::Relaxed);
-                            let searched = worker.search(&path, || relative(root, &path), &abandon);
-                            (index, searched, worker.binary)
-                        }
-                        Job::WalkError { index, error } => (index, Searched::Failed(error), false),
-                    };
-                    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-                    if state.done {
+                            Job::WalkError { index, error } => {
+                                (index, Searched::Failed(error), false)
+                            }
+                        };
+                        done.push((index, searched, binary));
+                    }
+                    if done.is_empty() {
                         continue;
                     }
-                    state.pending.insert(index, (searched, binary));
+                    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+                    if state.done {
+                        done.clear();
+                        continue;
+                    }
+                    for (index, searched, binary) in done.drain(..) {
+                        state.pending.insert(index, (searched, binary));
+                    }
                     if state.advance() {
                         cutoff.store(state.next - 1, AtomicOrdering::Release);
                     }
                 }
             });
         }
+        let mut batch = Vec::with_capacity(BATCH);
         for entry in walk {
             if cutoff.load(AtomicOrdering::Acquire) != usize::MAX {
                 walk_finished = false;
+                batch.clear();
                 break;
             }
             let job = match entry {
@@ -437,11 +457,19 @@ pub(crate) fn search_ordered(
                     error: walk_error(root, &err),
                 },
             };
-            if jobs_tx.send(job).is_err() {
-                walk_finished = false;
-                break;
-            }
             jobs_sent += 1;
+            batch.push(job);
+            // The first batch goes at once, so a match in the first file comes back at once.
+            if batch.len() == BATCH || jobs_sent == 1 {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                if jobs_tx.send(full).is_err() {
+                    walk_finished = false;
+                    break;
+                }
+            }
+        }
+        if !batch.is_empty() && jobs_tx.send(batch).is_err() {
+            walk_finished = false;
         }
         drop(jobs_tx);
     });

@@ -149,12 +149,13 @@ impl fmt::Display for ListResult {
         let mut open: Vec<(bool, usize)> = Vec::new();
         let close = |f: &mut fmt::Formatter<'_>, open: &mut Vec<(bool, usize)>, depth: usize| {
             while open.len() >= depth {
+                // The `… N more` line is the folder's last child, drawn inside the folder.
+                let prefix: String = open
+                    .iter()
+                    .map(|&(last, _)| if last { "    " } else { "│   " })
+                    .collect();
                 let Some((_, more)) = open.pop() else { break };
                 if more > 0 {
-                    let prefix: String = open
-                        .iter()
-                        .map(|&(last, _)| if last { "    " } else { "│   " })
-                        .collect();
                     writeln!(f, "{prefix}└── … {more} more")?;
                 }
             }

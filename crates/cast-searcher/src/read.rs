@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::SearchError;
-use crate::text::{grouped, line_text, trim_line_end};
+use crate::text::{line_text, trim_line_end};
 
 /// At most this many lines are returned by one read.
 pub const DEFAULT_READ_MAX_LINES: usize = 2000;
@@ -93,10 +93,8 @@ impl ReadResult {
             return Some("(empty file)".to_owned());
         }
         let (first, last) = self.shown()?;
-        let mut note = format!(
-            "(lines {first}-{last} of {} shown",
-            grouped(self.total_lines)
-        );
+        // Plain numbers: a model passes them back as arguments.
+        let mut note = format!("(lines {first}-{last} of {} shown", self.total_lines);
         if let Some(next) = self.next_start {
             note.push_str(&format!(
                 "; the rest was held back by the size guard: read on from line {next}"
@@ -197,8 +195,7 @@ pub fn read(path: &Path, options: &ReadOptions) -> Result<ReadResult, SearchErro
         return Err(SearchError::BadRange {
             path: path.to_path_buf(),
             message: format!(
-                "start_line {start} is past the end: the file has {} lines",
-                grouped(total_lines)
+                "start_line {start} is past the end: the file has {total_lines} lines"
             ),
         });
     }
