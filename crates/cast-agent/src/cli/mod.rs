@@ -3,6 +3,11 @@
 mod mcp;
 mod output;
 mod run;
+mod files;
+mod glob;
+mod grep;
+mod ls;
+mod read;
 mod symbols;
 mod tool;
 mod tools;
@@ -35,6 +40,11 @@ enum Command {
     Tool(tool::Args),
     Mcp(mcp::Args),
     Run(run::Args),
+    Grep(grep::Args),
+    Glob(glob::Args),
+    Files(files::Args),
+    Read(read::Args),
+    Ls(ls::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -53,6 +63,11 @@ pub fn main() -> ExitCode {
         Command::Tool(args) => tool::run(args, &mut out),
         Command::Mcp(args) => mcp::run(args, &mut out),
         Command::Run(args) => run::run(args, &mut out),
+        Command::Grep(args) => grep::run(args, &mut out),
+        Command::Glob(args) => glob::run(args, &mut out),
+        Command::Files(args) => files::run(args, &mut out),
+        Command::Read(args) => read::run(args, &mut out),
+        Command::Ls(args) => ls::run(args, &mut out),
     };
     output::finish(result, out)
 }
