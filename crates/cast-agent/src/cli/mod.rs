@@ -1,7 +1,9 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
+mod apply;
 mod output;
 mod symbols;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -27,6 +29,8 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Symbols(symbols::Args),
+    Apply(apply::Args),
+    Undo(undo::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +45,8 @@ pub fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Symbols(args) => symbols::run(args, &mut out),
+        Command::Apply(args) => apply::run(args, &mut out),
+        Command::Undo(args) => undo::run(args, &mut out),
     };
     output::finish(result, out)
 }
