@@ -247,42 +247,74 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
             Vec::new(),
         ));
     }
-    // Regions are tried by how far their length is from the part's, which bounds the changes
-    // from below; once that bound passes the best count found, nothing better can come.
-    let mut is_end = vec![false; n + 1];
-    for &b in &ends {
-        is_end[b] = true;
+    // How far each candidate start (end) agrees with the part's first (last) lines, and how
+    // many non-blank lines that is: blank lines alone anchor nothing.
+    let nonblank_prefix: Vec<usize> = std::iter::once(0)
+        .chain(lines.iter().scan(0, |acc, l| {
+            *acc += usize::from(!is_blank(l));
+            Some(*acc)
+        }))
+        .collect();
+    let nonblank = |from: usize, to: usize| nonblank_prefix[to] - nonblank_prefix[from];
+    let prefix_len = |a: usize| {
+        (0..m.min(n - a))
+            .take_while(|&k| same(&file[a + k], &lines[k]))
+            .count()
+    };
+    let suffix_len = |b: usize| {
+        (0..m.min(b))
+            .take_while(|&k| same(&file[b - 1 - k], &lines[m - 1 - k]))
+            .count()
+    };
+    let start_anchor: Vec<(usize, usize)> = starts.iter().map(|&a| (a, prefix_len(a))).collect();
+    let end_anchor: Vec<(usize, usize)> = ends.iter().map(|&b| (b, suffix_len(b))).collect();
+    // The strongest anchoring first: most non-blank lines of the part matched at its two ends
+    // (counted once where the ends overlap); then the fewest changed lines.
+    let mut best_strength = 0usize;
+    let mut strongest: Vec<(usize, usize)> = Vec::new();
+    for &(a, p) in &start_anchor {
+        for &(b, q) in &end_anchor {
+            if b < a || (part.open_end && b == a) {
+                continue;
+            }
+            let len = b - a;
+            let (p, q) = (p.min(len), q.min(len));
+            let strength = if p + q >= m {
+                nonblank(0, m)
+            } else {
+                nonblank(0, p) + nonblank(m - q, m)
+            };
+            if strength > best_strength || strongest.is_empty() {
+                if strength > best_strength {
+                    strongest.clear();
+                }
+                best_strength = strength;
+            }
+            if strength == best_strength {
+                strongest.push((a, b));
+            }
+        }
     }
     let mut best: Vec<Choice> = Vec::new();
     let mut best_changed = usize::MAX;
-    let mut radius = 0usize;
-    while radius <= best_changed && radius <= n + m {
-        for &a in &starts {
-            let mut lengths = vec![m + radius];
-            if radius > 0 && radius <= m {
-                lengths.push(m - radius);
-            }
-            for len in lengths {
-                let b = a + len;
-                if b > n || !is_end[b] || (part.open_end && b <= a) {
-                    continue;
-                }
-                let (changed, deleted) = cost(&file[a..b], lines);
-                if changed < best_changed {
-                    best_changed = changed;
-                    best.clear();
-                }
-                if changed == best_changed {
-                    best.push(Choice {
-                        start: a,
-                        end: b,
-                        changed,
-                        deleted,
-                    });
-                }
-            }
+    strongest.sort_by_key(|&(a, b)| (b - a).abs_diff(m));
+    for (a, b) in strongest {
+        if (b - a).abs_diff(m) > best_changed {
+            break; // the change count is at least the length difference
         }
-        radius += 1;
+        let (changed, deleted) = cost(&file[a..b], lines);
+        if changed < best_changed {
+            best_changed = changed;
+            best.clear();
+        }
+        if changed == best_changed {
+            best.push(Choice {
+                start: a,
+                end: b,
+                changed,
+                deleted,
+            });
+        }
     }
     if best.is_empty() {
         return Err(unplaced(

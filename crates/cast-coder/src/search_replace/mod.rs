@@ -137,14 +137,16 @@ fn pieces(block: &Block) -> Result<Option<Pieces<'_>>, String> {
 }
 
 fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<Placed, Refusal> {
-    let literal = Pieces {
-        search: vec![block.search.as_slice()],
-        replace: vec![block.replace.as_slice()],
-    };
     // The literal text first: a `...` line may be Python's Ellipsis.
     let exact = find_all(lines, &block.search);
     match exact.len() {
-        1 => return build(&literal, &exact, Tier::Exact, None, (index, total), lines, false),
+        1 => {
+            let literal = Pieces {
+                search: vec![block.search.as_slice()],
+                replace: vec![block.replace.as_slice()],
+            };
+            return build(&literal, &exact, Tier::Exact, None, (index, total), lines, false);
+        }
         0 => {}
         _ => return Err(ambiguous(index, total, Tier::Exact, &exact, block.search.len())),
     }
@@ -159,33 +161,44 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         Some(stripped) => vec![(block.clone(), false), (stripped, true)],
         None => vec![(block.clone(), false)],
     };
-    // Equality tiers, on the block as written, then on the block without line numbers.
-    for (candidate, numbers_stripped) in &candidates {
-        let elided_here;
-        let literal_here;
-        let pieces_here = if *numbers_stripped {
-            match pieces(candidate) {
-                Ok(Some(p)) => {
-                    elided_here = p;
-                    &elided_here
-                }
-                _ => {
-                    literal_here = Pieces {
-                        search: vec![candidate.search.as_slice()],
-                        replace: vec![candidate.replace.as_slice()],
-                    };
-                    &literal_here
-                }
-            }
-        } else {
-            elided.as_ref().unwrap_or(&literal)
-        };
+    // Equality tiers: the block as written (literally, then with `...` elision), then the
+    // block without line numbers.
+    let mut readings: Vec<(Pieces<'_>, bool)> = Vec::new();
+    readings.push((
+        Pieces {
+            search: vec![block.search.as_slice()],
+            replace: vec![block.replace.as_slice()],
+        },
+        false,
+    ));
+    if let Some(p) = elided.as_ref() {
+        readings.push((
+            Pieces {
+                search: p.search.clone(),
+                replace: p.replace.clone(),
+            },
+            false,
+        ));
+    }
+    if let Some((stripped, _)) = candidates.get(1) {
+        readings.push((
+            match pieces(stripped) {
+                Ok(Some(p)) => p,
+                _ => Pieces {
+                    search: vec![stripped.search.as_slice()],
+                    replace: vec![stripped.replace.as_slice()],
+                },
+            },
+            true,
+        ));
+    }
+    for (reading, numbers_stripped) in &readings {
         for tier in EQUALITY_TIERS {
-            if tier == Tier::Exact && pieces_here.search.len() == 1 && !numbers_stripped {
+            if tier == Tier::Exact && reading.search.len() == 1 && !numbers_stripped {
                 continue; // done above
             }
             let hay: Vec<_> = lines.iter().map(|l| tier.normalize(l)).collect();
-            let places: Vec<Vec<usize>> = pieces_here
+            let places: Vec<Vec<usize>> = reading
                 .search
                 .iter()
                 .map(|p| {
@@ -193,10 +206,10 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                     find_all(&hay, &needle)
                 })
                 .collect();
-            let lens: Vec<usize> = pieces_here.search.iter().map(|p| p.len()).collect();
+            let lens: Vec<usize> = reading.search.iter().map(|p| p.len()).collect();
             match chain(&places, &lens) {
                 Chain::One(starts) => {
-                    return build(pieces_here, &starts, tier, None, (index, total), lines, *numbers_stripped);
+                    return build(reading, &starts, tier, None, (index, total), lines, *numbers_stripped);
                 }
                 Chain::Many { starts, count } => {
                     let mut r = ambiguous(index, total, tier, &starts, lens[0]);
@@ -366,9 +379,16 @@ fn build(
     for (j, (sp, rp)) in pieces.search.iter().zip(&pieces.replace).enumerate() {
         let start = starts[j];
         if tier.reindents() {
-            // Lines REPLACE keeps from SEARCH stay as the file has them.
+            // At the normalising tiers, lines REPLACE keeps from SEARCH stay as the file has
+            // them (they differ only in whitespace or punctuation). At the similarity tier
+            // REPLACE is written as given: it says what the model wants the lines to be.
             let mut keep: Vec<Option<usize>> = vec![None; rp.len()];
-            for op in similar::capture_diff_slices(Algorithm::Myers, sp, rp) {
+            let diff = if tier == Tier::Fuzzy {
+                Vec::new()
+            } else {
+                similar::capture_diff_slices(Algorithm::Myers, sp, rp)
+            };
+            for op in diff {
                 if let DiffOp::Equal {
                     old_index,
                     new_index,
