@@ -381,6 +381,14 @@ mod tests {
     }
 
     #[test]
+    fn regression_part_starting_with_a_blank_line_anchors_on_its_real_context() {
+        // Every blank line matches the part's first line; only one is followed by `d`.
+        let text = "a\n\nb\nc\n\nd\ne\n\nf\n";
+        let sketch = "# ... existing code ...\n\nd\nNEW\ne\n# ... existing code ...\n";
+        assert_eq!(plan(sketch, text).unwrap(), "a\n\nb\nc\n\nd\nNEW\ne\n\nf\n");
+    }
+
+    #[test]
     fn ambiguous_part_is_refused() {
         let text = "x = 1\nreturn x\ny = 2\nx = 1\nreturn x\n";
         let sketch = "# ... existing code ...\nx = 1\nreturn x + 1\n# ... existing code ...\n";

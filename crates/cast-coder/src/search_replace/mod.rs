@@ -212,6 +212,11 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                     return build(reading, &starts, tier, None, (index, total), lines, *numbers_stripped);
                 }
                 Chain::Many { starts, count } => {
+                    // Placements that differ only where REPLACE keeps SEARCH (an unchanged
+                    // anchor piece) give the same file: then there is nothing to choose.
+                    if let Some(placed) = same_result(reading, &places, &lens, tier, (index, total), lines, *numbers_stripped) {
+                        return Ok(placed);
+                    }
                     let mut r = ambiguous(index, total, tier, &starts, lens[0]);
                     if let Reason::Ambiguous { count: c, .. } = &mut r.reason {
                         *c = count.max(starts.len());
@@ -292,6 +297,33 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         closest,
         replace_present: replace_present(block, lines),
     }))
+}
+
+/// When every placement of an ambiguous block yields the same text, the first placement.
+fn same_result(
+    reading: &Pieces<'_>,
+    places: &[Vec<usize>],
+    lens: &[usize],
+    tier: Tier,
+    block: (usize, usize),
+    lines: &[String],
+    numbers_stripped: bool,
+) -> Option<Placed> {
+    const CAP: usize = 64;
+    let chains = tiers::all_chains(places, lens, CAP)?;
+    let mut first: Option<(Placed, Vec<String>)> = None;
+    for starts in chains {
+        let placed = build(reading, &starts, tier, None, block, lines, numbers_stripped).ok()?;
+        let mut result = lines[..placed.start].to_vec();
+        result.extend(placed.replacement.iter().cloned());
+        result.extend(lines[placed.end..].iter().cloned());
+        match &first {
+            None => first = Some((placed, result)),
+            Some((_, r)) if *r == result => {}
+            Some(_) => return None,
+        }
+    }
+    first.map(|(p, _)| p)
 }
 
 fn ambiguous(index: usize, total: usize, tier: Tier, starts: &[usize], len: usize) -> Refusal {
@@ -544,6 +576,34 @@ mod tests {
         let (out, r) = apply(text, "def f():\n...\n    return a", "def f():\n...\n    return a + 1").unwrap();
         assert_eq!(out, "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + 1\n");
         assert!(r[0].elided);
+    }
+
+    #[test]
+    fn elided_block_with_a_repeated_unchanged_anchor_applies() {
+        // The top piece occurs twice before the unique bottom piece, but it is unchanged, so
+        // every reading gives the same file.
+        let text = "    try:\n        a()\n    try:\n        b()\n        target = 1\n";
+        let (out, _) = apply(text, "    try:\n...\n        target = 1", "    try:\n...\n        target = 2").unwrap();
+        assert_eq!(out, "    try:\n        a()\n    try:\n        b()\n        target = 2\n");
+    }
+
+    #[test]
+    fn elided_block_whose_changed_piece_is_ambiguous_is_refused() {
+        let text = "x = 1\nend\nx = 1\nend\n";
+        let err = apply(text, "x = 1\n...\nend", "x = 2\n...\nend").unwrap_err();
+        assert!(matches!(err.reason, Reason::Ambiguous { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn regression_literal_ellipsis_in_a_docstring_with_blank_line_whitespace() {
+        // A docstring's own `...` line is text, not an elision, even when SEARCH only matches
+        // after ignoring trailing whitespace.
+        let text = "    \"\"\"Example::\n\n        ctx.push()\n        ...\n        ctx.pop()\n    \"\"\"\n";
+        let search = "    \"\"\"Example::\n    \n        ctx.push()\n        ...\n        ctx.pop()\n    \"\"\"";
+        let replace = "    \"\"\"Example::\n\n        with ctx:\n            ...\n    \"\"\"";
+        let (out, r) = apply(text, search, replace).unwrap();
+        assert_eq!(out, format!("{replace}\n"));
+        assert!(!r[0].elided);
     }
 
     #[test]

@@ -215,6 +215,35 @@ pub(crate) fn chain(places: &[Vec<usize>], lens: &[usize]) -> Chain {
     Chain::One(chosen)
 }
 
+/// Every in-order placement of the pieces, or `None` when there are more than `cap`.
+pub(crate) fn all_chains(places: &[Vec<usize>], lens: &[usize], cap: usize) -> Option<Vec<Vec<usize>>> {
+    fn walk(
+        places: &[Vec<usize>],
+        lens: &[usize],
+        j: usize,
+        from: usize,
+        current: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+        cap: usize,
+    ) -> bool {
+        if j == places.len() {
+            out.push(current.clone());
+            return out.len() <= cap;
+        }
+        for &pos in places[j].iter().filter(|&&p| p >= from) {
+            current.push(pos);
+            let ok = walk(places, lens, j + 1, pos + lens[j], current, out, cap);
+            current.pop();
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+    let mut out = Vec::new();
+    walk(places, lens, 0, 0, &mut Vec::new(), &mut out, cap).then_some(out)
+}
+
 fn reaches_end(
     places: &[Vec<usize>],
     lens: &[usize],
