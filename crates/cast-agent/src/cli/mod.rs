@@ -1,6 +1,7 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
 mod mcp;
+mod apply;
 mod output;
 mod run;
 mod files;
@@ -11,6 +12,7 @@ mod read;
 mod symbols;
 mod tool;
 mod tools;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -45,6 +47,8 @@ enum Command {
     Files(files::Args),
     Read(read::Args),
     Ls(ls::Args),
+    Apply(apply::Args),
+    Undo(undo::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -68,6 +72,8 @@ pub fn main() -> ExitCode {
         Command::Files(args) => files::run(args, &mut out),
         Command::Read(args) => read::run(args, &mut out),
         Command::Ls(args) => ls::run(args, &mut out),
+        Command::Apply(args) => apply::run(args, &mut out),
+        Command::Undo(args) => undo::run(args, &mut out),
     };
     output::finish(result, out)
 }

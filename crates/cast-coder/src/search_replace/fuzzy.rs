@@ -1,0 +1,197 @@
+//! The similarity tier: the window of the file most like the SEARCH lines.
+//!
+//! A window has the SEARCH block's line count. Its similarity is `1 − D / M`, where `D` sums
+//! the Levenshtein distances (strsim, over characters) of each SEARCH line and the file line
+//! at the same offset, both trimmed, and `M` sums the longer length of each pair. Every window
+//! of the file is scored exactly where it matters: a cheap lower bound on each pair's distance
+//! (length difference, and shared characters by a 64-bucket histogram) bounds each window's
+//! similarity from above, windows are scored in order of that bound, and scoring stops once no
+//! unscored window can reach the second best found. The result is the exact best and second
+//! best window, at a fraction of the cost of scoring them all.
+
+use std::collections::HashMap;
+
+/// A scored window: its first line (0-based) and its similarity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Scored {
+    pub start: usize,
+    pub similarity: f64,
+}
+
+/// The best and second-best windows.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Ranking {
+    pub best: Option<Scored>,
+    pub second: Option<Scored>,
+}
+
+const BUCKETS: usize = 64;
+
+struct Profile {
+    len: u32,
+    hist: [u16; BUCKETS],
+}
+
+fn profile(s: &str) -> Profile {
+    let mut hist = [0u16; BUCKETS];
+    let mut len = 0u32;
+    for c in s.chars() {
+        len += 1;
+        let b = (c as usize) % BUCKETS;
+        hist[b] = hist[b].saturating_add(1);
+    }
+    Profile { len, hist }
+}
+
+/// A lower bound on the Levenshtein distance of two strings from their profiles: an alignment
+/// keeps at most as many characters as the two have in common.
+fn lower_bound(a: &Profile, b: &Profile) -> u32 {
+    let common: u32 = a
+        .hist
+        .iter()
+        .zip(&b.hist)
+        .map(|(x, y)| u32::from(*x.min(y)))
+        .sum();
+    a.len.max(b.len) - common.min(a.len.max(b.len))
+}
+
+/// Ranks every window of `hay` (already trimmed lines) against `needle` (trimmed lines).
+pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
+    let k = needle.len();
+    let n = hay.len();
+    if k == 0 || k > n || needle.iter().all(|l| l.is_empty()) {
+        return Ranking::default();
+    }
+    // Distinct file lines, so each pair is bounded and scored once.
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut uniq: Vec<&str> = Vec::new();
+    let hay_ids: Vec<u32> = hay
+        .iter()
+        .map(|l| {
+            *ids.entry(l).or_insert_with(|| {
+                uniq.push(l);
+                (uniq.len() - 1) as u32
+            })
+        })
+        .collect();
+    let u = uniq.len();
+    let needle_profiles: Vec<Profile> = needle.iter().map(|l| profile(l)).collect();
+    let uniq_profiles: Vec<Profile> = uniq.iter().map(|l| profile(l)).collect();
+    // bound[i * u + id], longest[i * u + id]
+    let mut bound = vec![0u32; k * u];
+    let mut longest = vec![0u32; k * u];
+    for (i, np) in needle_profiles.iter().enumerate() {
+        for (id, up) in uniq_profiles.iter().enumerate() {
+            bound[i * u + id] = lower_bound(np, up);
+            longest[i * u + id] = np.len.max(up.len);
+        }
+    }
+    // Upper bound of every window's similarity.
+    let windows = n - k + 1;
+    let mut order: Vec<(f64, usize)> = (0..windows)
+        .filter_map(|w| {
+            let (mut lb, mut m) = (0u64, 0u64);
+            for i in 0..k {
+                let id = hay_ids[w + i] as usize;
+                lb += u64::from(bound[i * u + id]);
+                m += u64::from(longest[i * u + id]);
+            }
+            (m > 0).then(|| (1.0 - lb as f64 / m as f64, w))
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    let mut distance: Vec<u32> = vec![u32::MAX; k * u];
+    let mut ranking = Ranking::default();
+    for (upper, w) in order {
+        if let Some(second) = ranking.second
+            && upper < second.similarity
+        {
+            break;
+        }
+        let (mut d, mut m) = (0u64, 0u64);
+        for i in 0..k {
+            let id = hay_ids[w + i] as usize;
+            let slot = &mut distance[i * u + id];
+            if *slot == u32::MAX {
+                *slot = strsim::levenshtein(needle[i], uniq[id]) as u32;
+            }
+            d += u64::from(*slot);
+            m += u64::from(longest[i * u + id]);
+        }
+        let scored = Scored {
+            start: w,
+            similarity: 1.0 - d as f64 / m as f64,
+        };
+        match ranking.best {
+            Some(best) if !better(&scored, &best) => {
+                if ranking.second.is_none_or(|s| better(&scored, &s)) {
+                    ranking.second = Some(scored);
+                }
+            }
+            _ => {
+                ranking.second = ranking.best;
+                ranking.best = Some(scored);
+            }
+        }
+    }
+    ranking
+}
+
+/// Higher similarity first; the earlier window on a tie, so results are deterministic.
+fn better(a: &Scored, b: &Scored) -> bool {
+    a.similarity > b.similarity || (a.similarity == b.similarity && a.start < b.start)
+}
+
+/// The least similarity the fuzzy tier accepts.
+pub(crate) const MIN_SIMILARITY: f64 = 0.9;
+
+/// Whether `best` clearly beats `second`: ahead by 5 points of similarity, with at most half
+/// its share of differing characters.
+pub(crate) fn clearly_ahead(best: f64, second: Option<f64>) -> bool {
+    match second {
+        None => true,
+        Some(second) => best - second >= 0.05 && (1.0 - best) <= 0.5 * (1.0 - second),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(hay: &[&str], needle: &[&str]) -> Vec<(usize, f64)> {
+        let k = needle.len();
+        let mut all: Vec<(usize, f64)> = (0..=hay.len() - k)
+            .filter_map(|w| {
+                let (mut d, mut m) = (0usize, 0usize);
+                for i in 0..k {
+                    d += strsim::levenshtein(needle[i], hay[w + i]);
+                    m += needle[i].chars().count().max(hay[w + i].chars().count());
+                }
+                (m > 0).then(|| (w, 1.0 - d as f64 / m as f64))
+            })
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all
+    }
+
+    #[test]
+    fn pruned_ranking_equals_scoring_every_window() {
+        let hay: Vec<String> = (0..300)
+            .map(|i| format!("value_{} = compute({}, {})", i % 37, i % 11, i % 7))
+            .collect();
+        let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
+        let needle = ["value_5 = compute(5, 5)", "value_6 = compute(6, 6)", "value_7 = compute(7, 0)"];
+        let r = rank(&hay, &needle);
+        let all = naive(&hay, &needle);
+        assert_eq!(r.best.map(|s| (s.start, s.similarity)), Some(all[0]));
+        assert_eq!(r.second.map(|s| (s.start, s.similarity)), Some(all[1]));
+    }
+
+    #[test]
+    fn margins() {
+        assert!(clearly_ahead(0.97, Some(0.80)));
+        assert!(!clearly_ahead(0.97, Some(0.95)));
+        assert!(clearly_ahead(0.95, None));
+    }
+}

@@ -1,0 +1,346 @@
+//! Applying edits to files of a workspace: plan all, write all (atomically, journaled) or none.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::diff::{Hunk, hunks, unified_diff};
+use crate::edit::{Edit, plan};
+use crate::error::CoderError;
+use crate::fsio::{read_optional, remove_if_exists, write_atomic};
+use crate::journal::{Journal, JournalEntry, Pending};
+use crate::refusal::{Reason, Refusal};
+use crate::search_replace::{BlockReport, parse_reply};
+use crate::text::{Document, NotText};
+
+/// An edit to one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileEdit {
+    /// The file: absolute, or relative to the workspace root.
+    pub path: PathBuf,
+    /// The edit.
+    pub edit: Edit,
+}
+
+impl FileEdit {
+    /// An edit to one file.
+    pub fn new(path: impl Into<PathBuf>, edit: Edit) -> FileEdit {
+        FileEdit {
+            path: path.into(),
+            edit,
+        }
+    }
+
+    /// The edits of a model's reply: every `<file-edit filePath="…">` section, in order. Paths
+    /// must be relative and stay inside the workspace (no `..` above it).
+    pub fn from_reply(reply: &str) -> Result<Vec<FileEdit>, Refusal> {
+        parse_reply(reply)?
+            .into_iter()
+            .map(|section| {
+                check_relative(&section.path)?;
+                Ok(FileEdit {
+                    path: PathBuf::from(&section.path),
+                    edit: Edit::SearchReplace {
+                        blocks: section.blocks,
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+fn check_relative(path: &str) -> Result<(), Refusal> {
+    let p = Path::new(path);
+    let mut depth: i64 = 0;
+    for c in p.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => depth -= 1,
+            Component::RootDir | Component::Prefix(_) => depth = -1,
+        }
+        if depth < 0 {
+            break;
+        }
+    }
+    if path.trim().is_empty() || depth <= 0 {
+        return Err(Refusal::new(Reason::BadChangeSet {
+            message: format!(
+                "the path {path:?} is not a file inside the workspace; use a path relative to \
+                 the workspace root"
+            ),
+        })
+        .with_path(path));
+    }
+    Ok(())
+}
+
+/// What an edit did (or, in a dry run, would do) to one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileChange {
+    /// The file, as the edit named it.
+    pub path: PathBuf,
+    /// Whether the file is new.
+    pub created: bool,
+    /// Whether the bytes change at all.
+    pub changed: bool,
+    /// The unified diff (empty when nothing changes).
+    pub diff: String,
+    /// The changed line ranges.
+    pub hunks: Vec<Hunk>,
+    /// For search-replace edits, how each block matched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockReport>,
+    #[serde(skip)]
+    old: Option<Vec<u8>>,
+    #[serde(skip)]
+    new: Vec<u8>,
+    #[serde(skip)]
+    resolved: PathBuf,
+}
+
+impl FileChange {
+    /// The new bytes.
+    pub fn new_bytes(&self) -> &[u8] {
+        &self.new
+    }
+}
+
+/// The result of applying (or previewing) a change set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangeSet {
+    /// One entry per file, in the order first named.
+    pub files: Vec<FileChange>,
+    /// Whether nothing was written (a dry run).
+    pub dry_run: bool,
+    /// The undo journal entry, when files were written and the journal is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_entry: Option<u64>,
+}
+
+impl ChangeSet {
+    /// The unified diffs of every file, concatenated.
+    pub fn diff(&self) -> String {
+        self.files.iter().map(|f| f.diff.as_str()).collect()
+    }
+}
+
+/// Plans an edit against a file's bytes (`None`: the file does not exist): pure, no I/O.
+pub fn plan_bytes(edit: &Edit, old: Option<&[u8]>) -> Result<(Vec<u8>, Vec<BlockReport>), Refusal> {
+    let doc = match old {
+        Some(bytes) => Document::decode(bytes).map_err(|e| {
+            Refusal::new(Reason::NotText {
+                detail: match e {
+                    NotText::Binary => "is binary (it holds NUL bytes)".to_owned(),
+                    NotText::NotUtf8 { valid_up_to } => {
+                        format!("is not UTF-8 text (invalid bytes at offset {valid_up_to})")
+                    }
+                    NotText::TooLarge { bytes } => format!(
+                        "is too large ({bytes} bytes; the limit is {})",
+                        crate::text::MAX_FILE_BYTES
+                    ),
+                },
+            })
+        })?,
+        None if edit.can_create() => Document::new_file(),
+        None => return Err(Refusal::new(Reason::NoSuchFile)),
+    };
+    let planned = plan(edit, &doc.text)?;
+    Ok((doc.encode(&planned.text), planned.blocks))
+}
+
+/// Applies edits to the files of one workspace, journaling every write for undo.
+///
+/// Relative paths are resolved against the root; the journal lives in `ROOT/.cast/undo/`.
+#[derive(Debug, Clone)]
+pub struct Coder {
+    root: PathBuf,
+    journal: Option<Journal>,
+    description: String,
+}
+
+impl Coder {
+    /// A coder for the workspace at `root`, with the undo journal on.
+    pub fn new(root: impl Into<PathBuf>) -> Coder {
+        let root = root.into();
+        Coder {
+            journal: Some(Journal::new(&root)),
+            root,
+            description: "edit".to_owned(),
+        }
+    }
+
+    /// The same coder without the undo journal (nothing is written under `.cast/`).
+    pub fn without_journal(mut self) -> Coder {
+        self.journal = None;
+        self
+    }
+
+    /// Labels the journal entries this coder writes (e.g. the tool or command name).
+    pub fn described_as(mut self, description: impl Into<String>) -> Coder {
+        self.description = description.into();
+        self
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_owned()
+        } else {
+            self.root.join(path)
+        }
+    }
+
+    /// Plans every edit against the current files: the changes, or the first refusal (naming
+    /// its file). Edits naming the same file apply in order.
+    fn plan_all(&self, edits: &[FileEdit]) -> Result<Vec<FileChange>, CoderError> {
+        let mut changes: Vec<FileChange> = Vec::new();
+        let mut index: HashMap<PathBuf, usize> = HashMap::new();
+        for fe in edits {
+            let resolved = self.resolve(&fe.path);
+            if resolved.is_dir() {
+                return Err(Refusal::new(Reason::NotText {
+                    detail: "is a folder".to_owned(),
+                })
+                .with_path(&fe.path)
+                .into());
+            }
+            let slot = match index.get(&resolved) {
+                Some(&i) => i,
+                None => {
+                    let old = read_optional(&resolved)?;
+                    changes.push(FileChange {
+                        path: fe.path.clone(),
+                        created: old.is_none(),
+                        changed: false,
+                        diff: String::new(),
+                        hunks: Vec::new(),
+                        blocks: Vec::new(),
+                        new: old.clone().unwrap_or_default(),
+                        old,
+                        resolved: resolved.clone(),
+                    });
+                    index.insert(resolved.clone(), changes.len() - 1);
+                    changes.len() - 1
+                }
+            };
+            let change = &mut changes[slot];
+            let current = if change.created && change.new.is_empty() && !change.changed {
+                None
+            } else {
+                Some(change.new.as_slice())
+            };
+            let (new, blocks) = plan_bytes(&fe.edit, current).map_err(|r| r.with_path(&fe.path))?;
+            change.new = new;
+            change.changed = true;
+            change.blocks.extend(blocks);
+        }
+        for change in &mut changes {
+            let old_text = change
+                .old
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            let new_text = String::from_utf8_lossy(&change.new).into_owned();
+            change.changed = change.old.as_deref() != Some(change.new.as_slice());
+            if change.changed {
+                let name = change.path.to_string_lossy().replace('\\', "/");
+                change.diff = unified_diff(&old_text, &new_text, &name);
+                change.hunks = hunks(&old_text, &new_text);
+            }
+        }
+        Ok(changes)
+    }
+
+    /// Plans the edits and returns what they would change, writing nothing.
+    pub fn preview(&self, edits: &[FileEdit]) -> Result<ChangeSet, CoderError> {
+        Ok(ChangeSet {
+            files: self.plan_all(edits)?,
+            dry_run: true,
+            journal_entry: None,
+        })
+    }
+
+    /// Applies the edits: all of them, or — if any is refused or a write fails — none.
+    pub fn apply(&self, edits: &[FileEdit]) -> Result<ChangeSet, CoderError> {
+        let files = self.plan_all(edits)?;
+        let to_write: Vec<&FileChange> = files.iter().filter(|f| f.changed).collect();
+        let journal_entry = match (&self.journal, to_write.is_empty()) {
+            (Some(journal), false) => {
+                let pending: Vec<Pending<'_>> = to_write
+                    .iter()
+                    .map(|f| Pending {
+                        path: &f.resolved,
+                        old: f.old.as_deref(),
+                        new: &f.new,
+                    })
+                    .collect();
+                Some(journal.record(&self.description, &pending)?)
+            }
+            _ => None,
+        };
+        for (done, f) in to_write.iter().enumerate() {
+            if let Err(err) = write_atomic(&f.resolved, &f.new) {
+                // Put back what was already written, newest first.
+                for g in to_write[..done].iter().rev() {
+                    let _ = match &g.old {
+                        Some(old) => write_atomic(&g.resolved, old),
+                        None => remove_if_exists(&g.resolved),
+                    };
+                }
+                if let (Some(journal), Some(id)) = (&self.journal, journal_entry) {
+                    journal.discard(id);
+                }
+                return Err(err);
+            }
+        }
+        Ok(ChangeSet {
+            files,
+            dry_run: false,
+            journal_entry,
+        })
+    }
+
+    /// Undoes the last `steps` change sets, newest first. Stops with an error, before touching
+    /// that change set's files, at one whose files were changed since (unless `force`).
+    pub fn undo(&self, steps: usize, force: bool) -> Result<Vec<JournalEntry>, CoderError> {
+        let journal = Journal::new(&self.root);
+        let mut undone = Vec::new();
+        for _ in 0..steps {
+            match journal.undo_last(force)? {
+                Some(entry) => undone.push(entry),
+                None => break,
+            }
+        }
+        if undone.is_empty() {
+            return Err(CoderError::Undo(format!(
+                "nothing to undo: the journal {} is empty",
+                self.root.join(".cast/undo").display()
+            )));
+        }
+        Ok(undone)
+    }
+
+    /// The journal's change sets, newest first.
+    pub fn history(&self) -> Result<Vec<JournalEntry>, CoderError> {
+        Journal::new(&self.root).list()
+    }
+}
+
+/// The workspace root for a target: the nearest folder at or above `start` that holds `.git`
+/// or `.cast`, else `start` itself.
+pub fn find_root(start: &Path) -> PathBuf {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if d.join(".git").exists() || d.join(".cast").is_dir() {
+            return d.to_owned();
+        }
+        dir = d.parent();
+    }
+    start.to_owned()
+}

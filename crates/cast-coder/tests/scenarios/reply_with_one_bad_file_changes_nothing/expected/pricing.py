@@ -1,0 +1,2 @@
+def price_of(item):
+    return item.price

@@ -1,0 +1,6 @@
+def a():
+    return None
+
+
+def b():
+    return None

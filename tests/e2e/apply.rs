@@ -1,0 +1,156 @@
+//! `cast apply` and `cast undo`: applying, refusing, dry runs, replies, stdin, the journal.
+
+use std::fs;
+
+use predicates::prelude::*;
+
+use crate::support::{cast, json_lines};
+
+const SR: &str = "------- SEARCH\n    return 1\n=======\n    return 2\n+++++++ REPLACE\n";
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join(".git")).unwrap();
+    fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
+    fs::write(dir.path().join("edit.txt"), SR).unwrap();
+    dir
+}
+
+#[test]
+fn apply_writes_and_undo_restores() {
+    let dir = workspace();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "search-replace", "--edit", "edit.txt", "app.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("app.py: applied, line 2"));
+    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 2\n");
+    // The journal sits at the root found from the target (the folder with .git).
+    assert!(dir.path().join(".cast/undo").is_dir());
+    cast()
+        .current_dir(dir.path())
+        .args(["undo", "--list", "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"files\":[\"app.py\"]"));
+    cast().current_dir(dir.path()).arg("undo").assert().success();
+    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+    cast()
+        .current_dir(dir.path())
+        .arg("undo")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing to undo"));
+}
+
+#[test]
+fn refusal_exits_1_with_the_reason_and_changes_nothing() {
+    let dir = workspace();
+    fs::write(dir.path().join("app.py"), "def f():\n    return 3\n").unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "-f", "search-replace", "-e", "edit.txt", "app.py"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("was not found"))
+        .stderr(predicate::str::contains("line 2"));
+    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 3\n");
+    let out = cast()
+        .current_dir(dir.path())
+        .args(["apply", "-f", "search-replace", "-e", "edit.txt", "--json", "app.py"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["refused"]["kind"], "no_match");
+}
+
+#[test]
+fn dry_run_prints_the_diff_from_stdin() {
+    let dir = workspace();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "search-replace", "--edit", "-", "--dry-run", "app.py"])
+        .write_stdin(SR)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("-    return 1\n+    return 2"));
+    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+    assert!(!dir.path().join(".cast").exists());
+}
+
+#[test]
+fn every_format_applies() {
+    let dir = workspace();
+    let cases = [
+        ("op", r#"[{"type":"insert","after_line":2,"content":["x = 1"]}]"#, "def f():\n    return 1\nx = 1\n"),
+        ("dmp", "@@ -17,8 +17,8 @@\n turn \n-1\n+9\n %0A\n", "def f():\n    return 9\n"),
+        ("lazy", "def f():\n    return 5\n", "def f():\n    return 5\n"),
+    ];
+    for (format, edit, want) in cases {
+        fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
+        fs::write(dir.path().join("e"), edit).unwrap();
+        cast()
+            .current_dir(dir.path())
+            .args(["apply", "--format", format, "--edit", "e", "--no-undo", "app.py"])
+            .assert()
+            .success();
+        assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), want, "{format}");
+    }
+}
+
+#[test]
+fn a_reply_edits_every_file_or_none() {
+    let dir = workspace();
+    let reply = "<chat>Fixing.</chat>\n<file-edit filePath=\"app.py\">\n------- SEARCH\n    return 1\n=======\n    return 2\n+++++++ REPLACE\n</file-edit>\n<file-edit filePath=\"lib/util.py\">\n------- SEARCH\n=======\nHELP = 1\n+++++++ REPLACE\n</file-edit>\n";
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "search-replace", "--edit", "-", "--json"])
+        .write_stdin(reply)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"created\":true"));
+    assert_eq!(fs::read_to_string(dir.path().join("lib/util.py")).unwrap(), "HELP = 1\n");
+    cast().current_dir(dir.path()).arg("undo").assert().success();
+    assert!(!dir.path().join("lib/util.py").exists());
+    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+
+    let bad = reply.replace("    return 1\n=======", "    return 7\n=======");
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "search-replace", "--edit", "-"])
+        .write_stdin(bad)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("app.py"));
+    assert!(!dir.path().join("lib/util.py").exists());
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let dir = workspace();
+    cast().current_dir(dir.path()).args(["apply", "--edit", "edit.txt", "app.py"]).assert().code(2);
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "yaml", "--edit", "edit.txt", "app.py"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown edit format"));
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "search-replace", "--edit", "missing.txt", "app.py"])
+        .assert()
+        .code(2);
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "op", "--edit", "edit.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no TARGET"));
+    cast().args(["apply", "--help"]).assert().success().stdout(predicate::str::contains("existing code"));
+    cast().args(["undo", "--steps", "0"]).assert().code(2);
+}
