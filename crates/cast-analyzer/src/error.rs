@@ -25,6 +25,8 @@ pub enum AnalyzerError {
         #[source]
         source: rusqlite::Error,
     },
+    #[error("no index at {db}; build it with `cast index {root}`")]
+    NoIndex { db: PathBuf, root: PathBuf },
     #[error("{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)")]
     FileNotIndexed { path: String, root: PathBuf },
     #[error("no symbol matches {query:?}; try `cast find {query}` to search by relevance")]

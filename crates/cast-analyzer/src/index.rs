@@ -30,8 +30,9 @@ pub enum Refresh {
 /// How to open an index.
 #[derive(Debug, Clone, Default)]
 pub struct IndexOptions {
-    /// Which files the walk visits (ripgrep's rules by default).
-    pub walk: WalkOptions,
+    /// Which files the walk visits. `None`: as the index was built last time (stored in the
+    /// database), or ripgrep's rules for a new index.
+    pub walk: Option<WalkOptions>,
     /// Where the database is; `ROOT/.cast/index.sqlite` by default.
     pub db_path: Option<PathBuf>,
     pub refresh: Refresh,
@@ -62,8 +63,23 @@ pub struct IndexReport {
     pub resolved_files: usize,
     pub rank_iterations: usize,
     pub seconds: f64,
+    /// Seconds spent in each phase: listing and statting, reading + hashing + parsing +
+    /// writing (parsing runs on all cores while one thread writes), resolving references,
+    /// PageRank, and the final commit.
+    pub phases: Phases,
     pub db_bytes: u64,
     pub warnings: Vec<String>,
+}
+
+/// Seconds per phase of a build or refresh.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Phases {
+    pub walk: f64,
+    pub parse_and_write: f64,
+    pub load_catalog: f64,
+    pub resolve: f64,
+    pub rank: f64,
+    pub commit: f64,
 }
 
 /// Progress of a build or refresh, for a progress bar.
@@ -137,12 +153,20 @@ struct OldFile {
     iface: Option<Vec<u8>>,
 }
 
+/// What is stored for a parsed file, encoded on the parsing thread.
+struct Blobs {
+    iface: Vec<u8>,
+    imports: Vec<u8>,
+    refs: Vec<u8>,
+}
+
 enum Outcome {
     /// Same content as indexed: only the stat changed.
     Touched,
     Parsed {
         hash: Vec<u8>,
         file: Box<ParsedFile>,
+        blobs: Box<Blobs>,
     },
     Skipped {
         hash: Vec<u8>,
@@ -199,6 +223,11 @@ fn read_and_parse(
     match parsed {
         Ok(file) => Outcome::Parsed {
             hash,
+            blobs: Box::new(Blobs {
+                iface: interface_hash(&file),
+                imports: codec::encode_imports(&file.imports),
+                refs: codec::encode_refs(&file.references),
+            }),
             file: Box::new(file),
         },
         Err(err) => Outcome::Skipped {
@@ -234,9 +263,11 @@ impl Writer<'_> {
         old: Option<i64>,
         item: &Listed,
         hash: &[u8],
-        parsed: Option<&ParsedFile>,
+        parsed: Option<(&ParsedFile, &Blobs)>,
         error: Option<&str>,
     ) -> rusqlite::Result<i64> {
+        let blobs = parsed.map(|(_, b)| b);
+        let parsed = parsed.map(|(p, _)| p);
         let flags = match parsed {
             Some(p) => {
                 (if p.has_syntax_errors {
@@ -247,9 +278,9 @@ impl Writer<'_> {
             }
             None => FLAG_SKIPPED,
         };
-        let iface = parsed.map(interface_hash);
-        let imports = parsed.map(|p| codec::encode_imports(&p.imports));
-        let refs = parsed.map(|p| codec::encode_refs(&p.references));
+        let iface = blobs.map(|b| &b.iface);
+        let imports = blobs.map(|b| &b.imports);
+        let refs = blobs.map(|b| &b.refs);
         let values = params![
             item.rel,
             item.size as i64,
@@ -392,14 +423,36 @@ impl Index {
         };
         if needed {
             if options.refresh == Refresh::Never {
-                return Err(AnalyzerError::FileNotIndexed {
-                    path: index.db_path.display().to_string(),
+                return Err(AnalyzerError::NoIndex {
+                    db: index.db_path.clone(),
                     root: index.root.clone(),
                 });
             }
-            index.refresh(&options.walk, progress)?;
+            let walk = match &options.walk {
+                Some(w) => w.clone(),
+                None => index.stored_walk().unwrap_or_default(),
+            };
+            index.refresh(&walk, progress)?;
         }
         Ok(index)
+    }
+
+    /// The walk options the index was last built with.
+    pub fn stored_walk(&self) -> Option<WalkOptions> {
+        let v = store::get_meta(&self.conn, "walk").ok().flatten()?;
+        let text = String::from_utf8(v).ok()?;
+        let mut parts = text.split(',');
+        let mut flag = || parts.next().map(|p| p == "1");
+        let hidden = flag()?;
+        let no_ignore = flag()?;
+        let follow_links = flag()?;
+        let max_filesize = text.rsplit(',').next()?.parse().ok()?;
+        Some(WalkOptions {
+            hidden,
+            no_ignore,
+            follow_links,
+            max_filesize,
+        })
     }
 
     /// The root this index describes.
@@ -448,7 +501,10 @@ impl Index {
         let result = self.update(walk, progress);
         match result {
             Ok(mut report) => {
+                let t = Instant::now();
                 self.conn.execute_batch("COMMIT").map_err(&err)?;
+                report.phases.commit = t.elapsed().as_secs_f64();
+                report.seconds += report.phases.commit;
                 report.db_bytes = db_bytes(&self.db_path);
                 Ok(report)
             }
@@ -474,6 +530,12 @@ impl Index {
             report.cold = true;
         }
 
+        let mut phase = Instant::now();
+        let lap = |phase: &mut Instant| {
+            let t = phase.elapsed().as_secs_f64();
+            *phase = Instant::now();
+            t
+        };
         progress(Progress::Walking);
         let (found, walk_errors) = cast_parser::source_files(&self.root, walk, &self.registry);
         for e in walk_errors {
@@ -531,6 +593,7 @@ impl Index {
             }
         }
 
+        report.phases.walk = lap(&mut phase);
         let total = to_read.len();
         let max = walk.max_filesize;
         let registry = &self.registry;
@@ -569,18 +632,17 @@ impl Index {
                                 .map_err(&err)?;
                         }
                     }
-                    Outcome::Parsed { hash, file } => {
+                    Outcome::Parsed { hash, file, blobs } => {
                         if prev.is_some() {
                             report.changed += 1;
                         } else {
                             report.added += 1;
                         }
-                        let iface = interface_hash(&file);
-                        if prev.and_then(|p| p.iface.as_ref()) != Some(&iface) {
+                        if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
                             structure_changed = true;
                         }
                         let id = writer
-                            .upsert_file(prev.map(|p| p.id), item, &hash, Some(&file), None)
+                            .upsert_file(prev.map(|p| p.id), item, &hash, Some((&file, &blobs)), None)
                             .map_err(&err)?;
                         writer
                             .write_symbols(id, Some(&file), prev.is_none())
@@ -602,6 +664,7 @@ impl Index {
             Ok(())
         });
         write_result?;
+        report.phases.parse_and_write = lap(&mut phase);
         report.deleted = self.delete_missing(&old, &listed_set)?;
         if report.deleted > 0 {
             structure_changed = true;
@@ -612,6 +675,7 @@ impl Index {
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
         if content_changed {
             let mut catalog = load_catalog(conn).map_err(&err)?;
+            report.phases.load_catalog = lap(&mut phase);
             let targets: Vec<i64> = if structure_changed || report.cold {
                 catalog.files.iter().map(|f| f.id).collect()
             } else {
@@ -636,8 +700,10 @@ impl Index {
                     .map_err(&err)?;
                 }
             }
+            report.phases.resolve = lap(&mut phase);
             progress(Progress::Ranking);
             report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            report.phases.rank = lap(&mut phase);
             report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
             report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
             store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
@@ -649,6 +715,14 @@ impl Index {
         }
         report.symbols = count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
+        let walk_text = format!(
+            "{},{},{},{}",
+            u8::from(walk.hidden),
+            u8::from(walk.no_ignore),
+            u8::from(walk.follow_links),
+            walk.max_filesize
+        );
+        store::set_meta(conn, "walk", walk_text.as_bytes()).map_err(&err)?;
         store::set_meta(conn, "complete", b"1").map_err(&err)?;
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)

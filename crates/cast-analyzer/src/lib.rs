@@ -49,7 +49,7 @@ pub use cast_parser;
 pub use error::{AnalyzerError, Result};
 pub use find::{Found, Hit, HitKind, Scores};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};
-pub use index::{Index, IndexOptions, IndexReport, Progress, Refresh};
+pub use index::{Index, IndexOptions, IndexReport, Phases, Progress, Refresh};
 pub use map::{LogicMap, MapError, MapFile, MapOptions, MapSymbol};
 pub use show::{Reference as ShownReference, SymbolSource};
 pub use skeleton::{Skeleton, SkeletonLine};

@@ -208,6 +208,7 @@ fn common_dirs(a: &str, b: &str) -> usize {
         .count()
 }
 
+#[derive(Clone)]
 enum Bind {
     Sym(u32),
     /// A module by its dotted name; `exact` when it is a full path from the root.
@@ -346,14 +347,18 @@ impl Catalog {
             return cands.first().copied();
         }
         let from_rel = &self.files[from as usize].rel;
-        cands.iter().copied().max_by_key(|&c| {
-            let rel = &self.files[c as usize].rel;
-            (
-                common_dirs(from_rel, rel),
-                std::cmp::Reverse(rel.matches('/').count()),
-                !rel.ends_with(".pyi"),
-                std::cmp::Reverse(rel.clone()),
-            )
+        cands.iter().copied().max_by(|&a, &b| {
+            let key = |c: u32| {
+                let rel = &self.files[c as usize].rel;
+                (
+                    common_dirs(from_rel, rel),
+                    std::cmp::Reverse(rel.matches('/').count()),
+                    !rel.ends_with(".pyi"),
+                )
+            };
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| self.files[b as usize].rel.cmp(&self.files[a as usize].rel))
         })
     }
 
@@ -624,6 +629,10 @@ impl Catalog {
     pub(crate) fn resolve_refs(&self, file: u32, refs: &[Reference], inherit_only: bool) -> Vec<Edge> {
         let f = &self.files[file as usize];
         let mut out = Vec::new();
+        // Many references share a scope and a name or receiver: resolve each pair once.
+        let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::new();
+        let mut receivers: HashMap<(Option<u32>, &str, &str), Option<(u32, How)>> =
+            HashMap::new();
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
                 continue;
@@ -649,7 +658,11 @@ impl Catalog {
                 }
             };
             match r.receiver.as_deref() {
-                None => match self.bind(file, scope, &r.name) {
+                None => match binds
+                    .entry((scope, r.name.as_str()))
+                    .or_insert_with(|| self.bind(file, scope, &r.name))
+                    .clone()
+                {
                     Bind::Sym(s) => {
                         let how = if self.syms[s as usize].file == file {
                             How::Local
@@ -670,7 +683,9 @@ impl Catalog {
                     }
                 },
                 Some(recv) => {
-                    let resolved = self.resolve_receiver(file, scope, recv, &r.name);
+                    let resolved = *receivers
+                        .entry((scope, recv, r.name.as_str()))
+                        .or_insert_with(|| self.resolve_receiver(file, scope, recv, &r.name));
                     match resolved {
                         Some((s, how)) => push(&mut out, s, how, 1),
                         None => {

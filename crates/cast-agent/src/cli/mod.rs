@@ -1,6 +1,11 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
+mod find;
+mod index;
+mod map;
 mod output;
+mod show;
+mod skeleton;
 mod symbols;
 
 use std::process::ExitCode;
@@ -27,6 +32,11 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Symbols(symbols::Args),
+    Index(index::Args),
+    Map(map::Args),
+    Skeleton(skeleton::Args),
+    Show(show::Args),
+    Find(find::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -41,6 +51,11 @@ pub fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Symbols(args) => symbols::run(args, &mut out),
+        Command::Index(args) => index::run(args, &mut out),
+        Command::Map(args) => map::run(args, &mut out),
+        Command::Skeleton(args) => skeleton::run(args, &mut out),
+        Command::Show(args) => show::run(args, &mut out),
+        Command::Find(args) => find::run(args, &mut out),
     };
     output::finish(result, out)
 }
