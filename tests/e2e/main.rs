@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod apply;
+mod analyzer;
 mod support;
 mod symbols;

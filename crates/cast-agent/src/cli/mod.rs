@@ -9,6 +9,11 @@ mod glob;
 mod grep;
 mod ls;
 mod read;
+mod find;
+mod index;
+mod map;
+mod show;
+mod skeleton;
 mod symbols;
 mod tool;
 mod tools;
@@ -49,6 +54,11 @@ enum Command {
     Ls(ls::Args),
     Apply(apply::Args),
     Undo(undo::Args),
+    Index(index::Args),
+    Map(map::Args),
+    Skeleton(skeleton::Args),
+    Show(show::Args),
+    Find(find::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -74,6 +84,11 @@ pub fn main() -> ExitCode {
         Command::Ls(args) => ls::run(args, &mut out),
         Command::Apply(args) => apply::run(args, &mut out),
         Command::Undo(args) => undo::run(args, &mut out),
+        Command::Index(args) => index::run(args, &mut out),
+        Command::Map(args) => map::run(args, &mut out),
+        Command::Skeleton(args) => skeleton::run(args, &mut out),
+        Command::Show(args) => show::run(args, &mut out),
+        Command::Find(args) => find::run(args, &mut out),
     };
     output::finish(result, out)
 }

@@ -1,0 +1,142 @@
+//! `cast index`: build or refresh the index of a code base (`ROOT/.cast/index.sqlite`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use cast_analyzer::cast_parser::{DEFAULT_MAX_FILESIZE, WalkOptions};
+use cast_analyzer::{Index, IndexOptions, IndexReport, Progress};
+
+use super::output::stderr_is_terminal;
+use super::{Exit, Out};
+
+/// Build or refresh the index of a code base: symbols, references, the call and import graphs,
+/// and their PageRank, stored in ROOT/.cast/index.sqlite (the folder ignores itself in git).
+///
+/// Only what changed since the last run is re-parsed (files are compared by size and mtime,
+/// then by content hash); deleted files are dropped. Every other analysis command (map, show,
+/// find) refreshes the index itself, so running this first is optional: it is for building a
+/// large index ahead of time, with a progress bar.
+///
+/// Prints one summary line (with --json, one JSON object with every count and the time).
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  cast index                        # index the current folder\n  cast index ~/src/project --json   # counts and seconds as JSON\n  cast index . --db /tmp/idx.sqlite # keep the database elsewhere"
+)]
+pub struct Args {
+    /// The root of the code base.
+    #[arg(value_name = "PATH", default_value = ".")]
+    path: PathBuf,
+    /// The database file (default: PATH/.cast/index.sqlite).
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Do not respect .gitignore, .ignore and .git/info/exclude.
+    #[arg(long)]
+    no_ignore: bool,
+    /// Include hidden files and folders.
+    #[arg(long)]
+    hidden: bool,
+    /// Follow symbolic links.
+    #[arg(long, short = 'L')]
+    follow: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
+    max_filesize: u64,
+}
+
+/// A progress reporter drawing an indicatif bar on stderr, only for a person at a terminal.
+pub fn progress_bar() -> impl FnMut(Progress) {
+    let bar = stderr_is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} {msg} {wide_bar} {pos}/{len} files ({eta})",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    });
+    move |p: Progress| {
+        let Some(bar) = &bar else { return };
+        match p {
+            Progress::Walking => bar.set_message("listing"),
+            Progress::Parsing { done, total } => {
+                bar.set_message("parsing");
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            }
+            Progress::Resolving { files } => {
+                bar.set_message(format!("resolving references of {files} files"))
+            }
+            Progress::Ranking => {
+                bar.set_message("ranking");
+                bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// Opens (building or refreshing) the index of `root`, with a progress bar at a terminal.
+pub fn open(root: &Path, db: Option<PathBuf>) -> anyhow::Result<Index> {
+    let options = IndexOptions {
+        db_path: db,
+        ..IndexOptions::default()
+    };
+    let mut progress = progress_bar();
+    Index::open_with(root, &options, &mut progress)
+        .with_context(|| format!("cannot index {}", root.display()))
+}
+
+/// The one-line summary of a build or refresh.
+pub fn summary(report: &IndexReport, db: &Path) -> String {
+    format!(
+        "{} {} files ({} added, {} changed, {} deleted, {} touched, {} unchanged, {} skipped): {} symbols, {} edges, {} file edges in {:.2} s; {} ({:.1} MB)",
+        if report.cold { "indexed" } else { "refreshed" },
+        report.files,
+        report.added,
+        report.changed,
+        report.deleted,
+        report.touched,
+        report.unchanged,
+        report.skipped,
+        report.symbols,
+        report.edges,
+        report.file_edges,
+        report.seconds,
+        db.display(),
+        report.db_bytes as f64 / 1e6
+    )
+}
+
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let options = IndexOptions {
+        db_path: args.db,
+        walk: Some(WalkOptions {
+            hidden: args.hidden,
+            no_ignore: args.no_ignore,
+            follow_links: args.follow,
+            max_filesize: args.max_filesize,
+        }),
+        ..IndexOptions::default()
+    };
+    let mut progress = progress_bar();
+    let index = Index::open_with(&args.path, &options, &mut progress)
+        .with_context(|| format!("cannot index {}", args.path.display()))?;
+    let report = index.report().cloned().unwrap_or_default();
+    for w in report.warnings.iter().take(20) {
+        super::output::warn(w);
+    }
+    if report.warnings.len() > 20 {
+        super::output::warn(format_args!(
+            "… and {} more warnings",
+            report.warnings.len() - 20
+        ));
+    }
+    if args.json {
+        out.json(&report)?;
+    } else {
+        out.line(&summary(&report, index.db_path()))?;
+    }
+    Ok(Exit::Success)
+}

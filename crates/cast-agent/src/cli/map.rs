@@ -1,0 +1,96 @@
+//! `cast map`: L1, the logic map of a code base.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use cast_analyzer::MapOptions;
+use cast_analyzer::trace::parse_trace;
+
+use super::{Exit, Out};
+
+/// Show the logic map of a code base (L1): its tree, key symbols ranked by PageRank over the
+/// call graph, the imports between modules and each module's one-line description, fitted to
+/// a token budget (estimated as bytes / 4).
+///
+/// With --trace, a Python traceback, a pytest log or a JSON-lines execution log is mapped onto
+/// the code: only files that ran are shown, functions that ran are marked with their call
+/// counts ([ran N×]) and errors are shown at their line ([ERROR: …]). The JSON-lines format is
+/// described in docs/analyzer.md.
+///
+/// The index (PATH/.cast/index.sqlite) is built or refreshed first when needed.
+/// With --json, one JSON object per shown file (its symbols inside), then a summary object.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  cast map                          # this folder, about 2,000 tokens\n  cast map ~/src/app --budget 8000  # a bigger map\n  pytest 2>&1 | tee log; cast map --trace log"
+)]
+pub struct Args {
+    /// The root of the code base.
+    #[arg(value_name = "PATH", default_value = ".")]
+    path: PathBuf,
+    /// Tokens the map may use.
+    #[arg(long, value_name = "TOKENS", default_value_t = 2000)]
+    budget: usize,
+    /// A traceback, pytest log or JSON-lines execution log to map onto the code.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// The database file (default: PATH/.cast/index.sqlite).
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// One JSON object per file, then a summary.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Summary<'a> {
+    summary: bool,
+    root: &'a str,
+    files_total: usize,
+    symbols_total: usize,
+    shown_files: usize,
+    omitted_files: usize,
+    omitted_symbols: usize,
+    budget: usize,
+    tokens: usize,
+    trace_unmatched: &'a [String],
+}
+
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let trace = match &args.trace {
+        Some(path) => {
+            let text = std::fs::read(path)
+                .with_context(|| format!("cannot read the trace {}", path.display()))?;
+            let text = String::from_utf8_lossy(&text);
+            Some(
+                parse_trace(&text)
+                    .map_err(|e| anyhow::anyhow!("trace {}: {e}", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let index = super::index::open(&args.path, args.db)?;
+    let map = index.map(&MapOptions {
+        budget: args.budget,
+        trace,
+    })?;
+    if args.json {
+        for f in &map.files {
+            out.json(f)?;
+        }
+        out.json(&Summary {
+            summary: true,
+            root: &map.root,
+            files_total: map.files_total,
+            symbols_total: map.symbols_total,
+            shown_files: map.files.len(),
+            omitted_files: map.omitted_files,
+            omitted_symbols: map.omitted_symbols,
+            budget: map.budget,
+            tokens: map.tokens,
+            trace_unmatched: &map.trace_unmatched,
+        })?;
+    } else {
+        out.line(map.render().trim_end())?;
+    }
+    Ok(Exit::Success)
+}

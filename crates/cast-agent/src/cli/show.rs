@@ -1,0 +1,54 @@
+//! `cast show`: L3, the exact source of a symbol with its references.
+
+use std::path::PathBuf;
+
+use cast_analyzer::AnalyzerError;
+
+use super::output::warn;
+use super::{Exit, Out};
+
+/// Show the exact source of a symbol (L3), where it is defined, what it references and who
+/// references it (resolved through imports, or by name).
+///
+/// SYMBOL is a qualified name (`Cart.add`, `shop.cart.Cart.add`, `quote`) or FILE:LINE for the
+/// innermost definition enclosing that line. When several symbols match, the best (exact name,
+/// not a stub, not a test, highest PageRank) is shown and the others are listed.
+///
+/// The index is built or refreshed first when needed. Exits 1 when nothing matches.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  cast show Cart.add\n  cast show shop/cart.py:15 --root .\n  cast show --json json.loads --root /usr/lib/python3.11"
+)]
+pub struct Args {
+    /// A qualified name, or FILE:LINE.
+    #[arg(value_name = "SYMBOL|FILE:LINE")]
+    target: String,
+    /// The root of the code base.
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    root: PathBuf,
+    /// The database file (default: ROOT/.cast/index.sqlite).
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let index = super::index::open(&args.root, args.db)?;
+    match index.show(&args.target) {
+        Ok(shown) => {
+            if args.json {
+                out.json(&shown)?;
+            } else {
+                out.line(shown.render().trim_end())?;
+            }
+            Ok(Exit::Success)
+        }
+        Err(err @ AnalyzerError::SymbolNotFound { .. }) => {
+            warn(err);
+            Ok(Exit::NothingOrRefused)
+        }
+        Err(err) => Err(err.into()),
+    }
+}

@@ -1,0 +1,267 @@
+//! Compact binary encodings for the per-file blobs in the index: imports, references, resolved
+//! edges and import dependencies. Each blob starts with a table of the distinct strings it uses;
+//! records then refer to strings by number. Numbers are LEB128 varints. A blob that does not
+//! decode is reported as `None` and the file is re-parsed, never trusted.
+
+use cast_parser::{Import, RefKind, Reference};
+use std::collections::HashMap;
+
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub(crate) struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    pub(crate) fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *self.data.get(self.pos)?;
+            self.pos += 1;
+            if shift >= 64 {
+                return None;
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+            shift += 7;
+        }
+    }
+
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.varint()?).ok()
+    }
+
+    pub(crate) fn byte(&mut self) -> Option<u8> {
+        let b = *self.data.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    pub(crate) fn f32(&mut self) -> Option<f32> {
+        let bytes = self.data.get(self.pos..self.pos + 4)?;
+        self.pos += 4;
+        Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let len = self.varint()? as usize;
+        let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
+        self.pos += len;
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
+/// Strings of one blob, numbered from 1 (0 means "none").
+#[derive(Default)]
+struct Strings<'s> {
+    index: HashMap<&'s str, u64>,
+    list: Vec<&'s str>,
+}
+
+impl<'s> Strings<'s> {
+    fn id(&mut self, s: Option<&'s str>) -> u64 {
+        let Some(s) = s else { return 0 };
+        let next = self.list.len() as u64 + 1;
+        *self.index.entry(s).or_insert_with(|| {
+            self.list.push(s);
+            next
+        })
+    }
+
+    fn finish(self, records: Vec<u8>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(records.len() + self.list.len() * 8);
+        put_varint(&mut out, self.list.len() as u64);
+        for s in &self.list {
+            put_varint(&mut out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.extend_from_slice(&records);
+        out
+    }
+}
+
+fn read_strings<'a>(r: &mut Reader<'a>) -> Option<Vec<&'a str>> {
+    let n = r.varint()? as usize;
+    let mut list = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        list.push(r.str()?);
+    }
+    Some(list)
+}
+
+fn string_at(list: &[&str], id: u64) -> Option<Option<String>> {
+    if id == 0 {
+        return Some(None);
+    }
+    list.get(id as usize - 1).map(|s| Some((*s).to_owned()))
+}
+
+fn opt_index(v: Option<usize>) -> u64 {
+    v.map_or(0, |i| i as u64 + 1)
+}
+
+fn read_opt_index(v: u64) -> Option<usize> {
+    (v > 0).then(|| v as usize - 1)
+}
+
+pub(crate) fn encode_imports(imports: &[Import]) -> Vec<u8> {
+    let mut strings = Strings::default();
+    let mut rec = Vec::with_capacity(imports.len() * 8);
+    put_varint(&mut rec, imports.len() as u64);
+    for i in imports {
+        put_varint(&mut rec, strings.id(Some(&i.module)));
+        put_varint(&mut rec, strings.id(i.name.as_deref()));
+        put_varint(&mut rec, strings.id(i.alias.as_deref()));
+        put_varint(&mut rec, u64::from(i.level));
+        put_varint(&mut rec, u64::from(i.line));
+        put_varint(&mut rec, opt_index(i.scope));
+    }
+    strings.finish(rec)
+}
+
+pub(crate) fn decode_imports(data: &[u8]) -> Option<Vec<Import>> {
+    let mut r = Reader::new(data);
+    let strings = read_strings(&mut r)?;
+    let n = r.varint()? as usize;
+    let mut out = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        out.push(Import {
+            module: string_at(&strings, r.varint()?)?.unwrap_or_default(),
+            name: string_at(&strings, r.varint()?)?,
+            alias: string_at(&strings, r.varint()?)?,
+            level: r.u32()?,
+            line: r.u32()?,
+            scope: read_opt_index(r.varint()?),
+        });
+    }
+    Some(out)
+}
+
+fn kind_code(kind: RefKind) -> u8 {
+    match kind {
+        RefKind::Call => 0,
+        RefKind::Attribute => 1,
+        RefKind::Decorator => 2,
+        RefKind::Inherit => 3,
+    }
+}
+
+fn kind_of(code: u8) -> Option<RefKind> {
+    Some(match code {
+        0 => RefKind::Call,
+        1 => RefKind::Attribute,
+        2 => RefKind::Decorator,
+        3 => RefKind::Inherit,
+        _ => return None,
+    })
+}
+
+pub(crate) fn encode_refs(refs: &[Reference]) -> Vec<u8> {
+    let mut strings = Strings::default();
+    let mut rec = Vec::with_capacity(refs.len() * 6);
+    put_varint(&mut rec, refs.len() as u64);
+    for r in refs {
+        rec.push(kind_code(r.kind));
+        put_varint(&mut rec, strings.id(Some(&r.name)));
+        put_varint(&mut rec, strings.id(r.receiver.as_deref()));
+        put_varint(&mut rec, u64::from(r.line));
+        put_varint(&mut rec, opt_index(r.scope));
+    }
+    strings.finish(rec)
+}
+
+pub(crate) fn decode_refs(data: &[u8]) -> Option<Vec<Reference>> {
+    let mut r = Reader::new(data);
+    let strings = read_strings(&mut r)?;
+    let n = r.varint()? as usize;
+    let mut out = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        out.push(Reference {
+            kind: kind_of(r.byte()?)?,
+            name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
+            receiver: string_at(&strings, r.varint()?)?,
+            line: r.u32()?,
+            scope: read_opt_index(r.varint()?),
+        });
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_and_refs_round_trip() {
+        let imports = vec![
+            Import {
+                module: "a.b".into(),
+                name: Some("c".into()),
+                alias: None,
+                level: 2,
+                line: 7,
+                scope: Some(3),
+            },
+            Import {
+                module: "os".into(),
+                name: None,
+                alias: Some("o".into()),
+                level: 0,
+                line: 1,
+                scope: None,
+            },
+        ];
+        assert_eq!(decode_imports(&encode_imports(&imports)).unwrap(), imports);
+        let refs = vec![
+            Reference {
+                kind: RefKind::Call,
+                name: "get".into(),
+                receiver: Some("self.cache".into()),
+                line: 300,
+                scope: Some(0),
+            },
+            Reference {
+                kind: RefKind::Inherit,
+                name: "Base".into(),
+                receiver: None,
+                line: 1,
+                scope: None,
+            },
+        ];
+        assert_eq!(decode_refs(&encode_refs(&refs)).unwrap(), refs);
+    }
+
+    #[test]
+    fn truncated_blobs_are_refused_not_trusted() {
+        let refs = vec![Reference {
+            kind: RefKind::Call,
+            name: "x".into(),
+            receiver: None,
+            line: 1,
+            scope: None,
+        }];
+        let data = encode_refs(&refs);
+        for cut in 0..data.len() {
+            assert!(decode_refs(&data[..cut]).is_none(), "cut at {cut}");
+        }
+        assert!(decode_refs(&[0xff; 12]).is_none());
+    }
+}

@@ -1,0 +1,49 @@
+use std::path::PathBuf;
+
+/// Why an index operation failed. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzerError {
+    #[error("{path}: no such folder; give the root of a code base to index")]
+    RootNotFound { path: PathBuf },
+    #[error("cannot create the index folder {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "index database {path}: {source}; if this persists, delete the file and it is rebuilt"
+    )]
+    Db {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("no index at {db}; build it with `cast index {root}`")]
+    NoIndex { db: PathBuf, root: PathBuf },
+    #[error("{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)")]
+    FileNotIndexed { path: String, root: PathBuf },
+    #[error("no symbol matches {query:?}; try `cast find {query}` to search by relevance")]
+    SymbolNotFound { query: String },
+    #[error("{path}:{line} is past the end of the file ({lines} lines)")]
+    LineOutOfRange { path: String, line: u32, lines: u32 },
+    #[error("{path}: {source}")]
+    Parse {
+        path: String,
+        #[source]
+        source: cast_parser::ParseError,
+    },
+    #[error("trace {path}: {message}")]
+    Trace { path: String, message: String },
+    #[error("the query is empty; give words or an identifier to search for")]
+    EmptyQuery,
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = AnalyzerError> = std::result::Result<T, E>;

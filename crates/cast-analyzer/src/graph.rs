@@ -1,0 +1,205 @@
+//! The resolved graphs and ranks as plain records, for tests, tools and inspection.
+
+use std::collections::HashMap;
+
+use cast_parser::{RefKind, SymbolKind};
+use serde::Serialize;
+
+use crate::index::{Index, kind_of};
+use crate::resolve::{How, decode_deps_raw, decode_edges_raw};
+use crate::store::db_err;
+use crate::Result;
+
+/// A resolved reference between two symbols.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GraphEdge {
+    pub src_path: String,
+    /// The referring symbol; `None` for module-level code.
+    pub src: Option<String>,
+    pub dst_path: String,
+    pub dst: String,
+    pub kind: RefKind,
+    pub how: How,
+    /// 1/k for a name with k candidates, else 1.
+    pub weight: f64,
+    pub line: u32,
+}
+
+/// A symbol with its PageRank.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankedSymbol {
+    pub path: String,
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub line: u32,
+    pub rank: f64,
+}
+
+/// A file with its PageRank and the files it imports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankedFile {
+    pub path: String,
+    pub rank: f64,
+    pub imports: Vec<String>,
+}
+
+/// Counts of what the index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IndexStats {
+    pub files: usize,
+    pub symbols: usize,
+    pub edges: usize,
+    pub file_edges: usize,
+    pub db_bytes: u64,
+}
+
+impl Index {
+    fn symbol_names(&self) -> Result<HashMap<i64, (String, String, SymbolKind, u32)>> {
+        let err = db_err(&self.db_path);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT s.id, f.path, s.qualname, s.kind, s.start_line FROM symbols s JOIN files f ON f.id = s.file_id")
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    (r.get(1)?, r.get(2)?, kind_of(r.get(3)?), r.get(4)?),
+                ))
+            })
+            .map_err(&err)?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let (id, v) = r.map_err(&err)?;
+            out.insert(id, v);
+        }
+        Ok(out)
+    }
+
+    /// Every resolved reference between symbols, in file order. Loads the whole graph: meant
+    /// for small trees, tests and exports.
+    pub fn edges(&self) -> Result<Vec<GraphEdge>> {
+        let err = db_err(&self.db_path);
+        let names = self.symbol_names()?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, edges FROM files WHERE edges IS NOT NULL ORDER BY path")
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+            .map_err(&err)?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (path, blob) = r.map_err(&err)?;
+            for e in decode_edges_raw(&blob).unwrap_or_default() {
+                let Some((dst_path, dst, _, _)) = names.get(&e.dst) else {
+                    continue;
+                };
+                out.push(GraphEdge {
+                    src_path: path.clone(),
+                    src: names.get(&e.src).map(|n| n.1.clone()),
+                    dst_path: dst_path.clone(),
+                    dst: dst.clone(),
+                    kind: e.kind,
+                    how: e.how,
+                    weight: 1.0 / f64::from(e.k.max(1)),
+                    line: e.line,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `limit` symbols of highest PageRank, best first.
+    pub fn top_symbols(&self, limit: usize) -> Result<Vec<RankedSymbol>> {
+        let names = self.symbol_names()?;
+        let mut ranked: Vec<RankedSymbol> = self
+            .symbol_ranks()?
+            .into_iter()
+            .filter_map(|(id, rank)| {
+                names.get(&id).map(|(path, q, kind, line)| RankedSymbol {
+                    path: path.clone(),
+                    kind: *kind,
+                    qualname: q.clone(),
+                    line: *line,
+                    rank,
+                })
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.rank
+                .total_cmp(&a.rank)
+                .then(a.path.cmp(&b.path))
+                .then(a.line.cmp(&b.line))
+        });
+        ranked.truncate(limit);
+        Ok(ranked)
+    }
+
+    /// Files by PageRank over the import graph, best first, with what each imports.
+    pub fn top_files(&self, limit: usize) -> Result<Vec<RankedFile>> {
+        let err = db_err(&self.db_path);
+        let ranks = self.file_ranks()?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, path, deps FROM files")
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<Vec<u8>>>(2)?,
+                ))
+            })
+            .map_err(&err)?;
+        let mut all = Vec::new();
+        let mut paths = HashMap::new();
+        for r in rows {
+            let (id, path, deps) = r.map_err(&err)?;
+            paths.insert(id, path.clone());
+            all.push((id, path, deps));
+        }
+        let mut out: Vec<RankedFile> = all
+            .into_iter()
+            .map(|(id, path, deps)| RankedFile {
+                rank: ranks.get(&id).copied().unwrap_or(0.0),
+                imports: deps
+                    .and_then(|d| decode_deps_raw(&d))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(d, _)| paths.get(&d).cloned())
+                    .collect(),
+                path,
+            })
+            .collect();
+        out.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.path.cmp(&b.path)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// What the index holds.
+    pub fn stats(&self) -> Result<IndexStats> {
+        let err = db_err(&self.db_path);
+        let count = |sql: &str| -> Result<usize> {
+            self.conn
+                .query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|n| n as usize)
+                .map_err(&err)
+        };
+        let meta = |key: &str| -> Result<usize> {
+            Ok(crate::store::get_meta(&self.conn, key)
+                .map_err(&err)?
+                .and_then(|v| String::from_utf8(v).ok())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0))
+        };
+        Ok(IndexStats {
+            files: count("SELECT COUNT(*) FROM files")?,
+            symbols: count("SELECT COUNT(*) FROM symbols")?,
+            edges: meta("edges")?,
+            file_edges: meta("file_edges")?,
+            db_bytes: crate::index::db_bytes(&self.db_path),
+        })
+    }
+}

@@ -1,0 +1,953 @@
+//! Building and refreshing the index: walk, stat, hash, parse what changed, resolve, rank.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, UNIX_EPOCH};
+
+use cast_parser::{ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions};
+use rayon::prelude::*;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::codec::{self, Reader, put_varint};
+use crate::rank;
+use crate::resolve::Catalog;
+use crate::store::{self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, State, db_err};
+use crate::{AnalyzerError, Result};
+
+/// When opening an index refreshes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Refresh {
+    /// Stat every file and re-parse what changed (the default: answers are always current).
+    #[default]
+    Always,
+    /// Build the index when there is none; otherwise use it as it is.
+    IfMissing,
+    /// Never write: fail if there is no index.
+    Never,
+}
+
+/// How to open an index.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Which files the walk visits. `None`: as the index was built last time (stored in the
+    /// database), or ripgrep's rules for a new index.
+    pub walk: Option<WalkOptions>,
+    /// Where the database is; `ROOT/.cast/index.sqlite` by default.
+    pub db_path: Option<PathBuf>,
+    pub refresh: Refresh,
+}
+
+/// What a build or refresh did, for the summary line and for benchmarks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexReport {
+    /// Built from nothing (no index, another schema version, or a corrupt file).
+    pub cold: bool,
+    /// Files in the index now (parsed or skipped).
+    pub files: usize,
+    pub added: usize,
+    /// Files whose content changed and were re-parsed.
+    pub changed: usize,
+    pub deleted: usize,
+    /// Files whose size or mtime changed but whose content hash did not.
+    pub touched: usize,
+    pub unchanged: usize,
+    /// Files not parsed (binary, too large, unreadable); the reasons are in `warnings`.
+    pub skipped: usize,
+    pub symbols: usize,
+    /// Resolved references between symbols.
+    pub edges: usize,
+    /// Resolved imports between files.
+    pub file_edges: usize,
+    /// Files whose references were resolved this time.
+    pub resolved_files: usize,
+    pub rank_iterations: usize,
+    pub seconds: f64,
+    /// Seconds spent in each phase: listing and statting, reading + hashing + parsing +
+    /// writing (parsing runs on all cores while one thread writes), resolving references,
+    /// PageRank, and the final commit.
+    pub phases: Phases,
+    pub db_bytes: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Seconds per phase of a build or refresh.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Phases {
+    pub walk: f64,
+    pub parse_and_write: f64,
+    pub load_catalog: f64,
+    pub resolve: f64,
+    pub rank: f64,
+    pub commit: f64,
+}
+
+/// Progress of a build or refresh, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Listing and statting files.
+    Walking,
+    /// Reading and parsing changed files.
+    Parsing { done: usize, total: usize },
+    /// Resolving references of this many files.
+    Resolving { files: usize },
+    Ranking,
+}
+
+/// An open index of one code base. See the crate documentation.
+pub struct Index {
+    pub(crate) root: PathBuf,
+    pub(crate) db_path: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) registry: Registry,
+    report: Option<IndexReport>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("root", &self.root)
+            .field("db_path", &self.db_path)
+            .finish()
+    }
+}
+
+pub(crate) fn kind_code(k: SymbolKind) -> i64 {
+    match k {
+        SymbolKind::Class => 0,
+        SymbolKind::Function => 1,
+        SymbolKind::Method => 2,
+        SymbolKind::Element => 3,
+        SymbolKind::Script => 4,
+        SymbolKind::Style => 5,
+        SymbolKind::Heading => 6,
+        SymbolKind::Block => 7,
+    }
+}
+
+pub(crate) fn kind_of(c: i64) -> SymbolKind {
+    match c {
+        0 => SymbolKind::Class,
+        1 => SymbolKind::Function,
+        2 => SymbolKind::Method,
+        3 => SymbolKind::Element,
+        4 => SymbolKind::Script,
+        5 => SymbolKind::Style,
+        6 => SymbolKind::Heading,
+        _ => SymbolKind::Block,
+    }
+}
+
+struct Listed {
+    path: PathBuf,
+    rel: String,
+    size: u64,
+    mtime_ns: i64,
+}
+
+struct OldFile {
+    id: i64,
+    size: u64,
+    mtime_ns: i64,
+    hash: Vec<u8>,
+    iface: Option<Vec<u8>>,
+}
+
+/// What is stored for a parsed file, encoded on the parsing thread.
+struct Blobs {
+    iface: Vec<u8>,
+    imports: Vec<u8>,
+    refs: Vec<u8>,
+}
+
+enum Outcome {
+    /// Same content as indexed: only the stat changed.
+    Touched,
+    Parsed {
+        hash: Vec<u8>,
+        file: Box<ParsedFile>,
+        blobs: Box<Blobs>,
+    },
+    Skipped {
+        hash: Vec<u8>,
+        reason: String,
+    },
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+fn read_and_parse(
+    registry: &Registry,
+    item: &Listed,
+    old_hash: Option<&[u8]>,
+    max_size: u64,
+) -> Outcome {
+    if item.size > max_size {
+        return Outcome::Skipped {
+            hash: Vec::new(),
+            reason: format!(
+                "{} bytes, over the {max_size}-byte limit for parsing",
+                item.size
+            ),
+        };
+    }
+    let bytes = match std::fs::read(&item.path) {
+        Ok(b) => b,
+        Err(err) => {
+            return Outcome::Skipped {
+                hash: Vec::new(),
+                reason: format!("cannot read: {err}"),
+            };
+        }
+    };
+    let hash = blake3::hash(&bytes).as_bytes().to_vec();
+    if old_hash == Some(hash.as_slice()) {
+        return Outcome::Touched;
+    }
+    let Some(language) = registry.for_path(&item.path) else {
+        return Outcome::Skipped {
+            hash,
+            reason: "no parser for this file type".into(),
+        };
+    };
+    let parsed = SourceText::from_bytes(&item.path, bytes).and_then(|source| {
+        let mut parsed = language.parse_text(&source.text)?;
+        parsed.lossy_utf8 = source.lossy;
+        Ok(parsed)
+    });
+    match parsed {
+        Ok(file) => Outcome::Parsed {
+            hash,
+            blobs: Box::new(Blobs {
+                iface: interface_hash(&file),
+                imports: codec::encode_imports(&file.imports),
+                refs: codec::encode_refs(&file.references),
+            }),
+            file: Box::new(file),
+        },
+        Err(err) => Outcome::Skipped {
+            hash,
+            reason: err.to_string(),
+        },
+    }
+}
+
+/// The shape of a file other files can see: its definitions and its imports. When it is the
+/// same after an edit, references elsewhere resolve as before and only this file is re-resolved.
+fn interface_hash(file: &ParsedFile) -> Vec<u8> {
+    let mut h = blake3::Hasher::new();
+    for s in &file.symbols {
+        h.update(s.qualname.as_bytes());
+        h.update(&[kind_code(s.kind) as u8, 0]);
+        h.update(&s.parent.map_or(0u64, |p| p as u64 + 1).to_le_bytes());
+        h.update(&s.decorated_line.to_le_bytes());
+        h.update(&s.header_end_line.to_le_bytes());
+    }
+    h.update(b"\x01imports");
+    h.update(&codec::encode_imports(&file.imports));
+    h.finalize().as_bytes().to_vec()
+}
+
+struct Writer<'c> {
+    conn: &'c Connection,
+}
+
+impl Writer<'_> {
+    fn upsert_file(
+        &self,
+        old: Option<i64>,
+        item: &Listed,
+        hash: &[u8],
+        parsed: Option<(&ParsedFile, &Blobs)>,
+        error: Option<&str>,
+    ) -> rusqlite::Result<i64> {
+        let blobs = parsed.map(|(_, b)| b);
+        let parsed = parsed.map(|(p, _)| p);
+        let flags = match parsed {
+            Some(p) => {
+                (if p.has_syntax_errors {
+                    FLAG_SYNTAX_ERRORS
+                } else {
+                    0
+                }) | (if p.lossy_utf8 { FLAG_LOSSY } else { 0 })
+            }
+            None => FLAG_SKIPPED,
+        };
+        let iface = blobs.map(|b| &b.iface);
+        let imports = blobs.map(|b| &b.imports);
+        let refs = blobs.map(|b| &b.refs);
+        let values = params![
+            item.rel,
+            item.size as i64,
+            item.mtime_ns,
+            hash,
+            parsed.map(|p| p.language),
+            parsed.map_or(0, |p| i64::from(p.line_count)),
+            parsed.and_then(|p| p.description.as_deref()),
+            flags,
+            error,
+            iface,
+            imports,
+            refs,
+        ];
+        match old {
+            Some(id) => {
+                let mut stmt = self.conn.prepare_cached(
+                    "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, iface=?10, imports=?11, refs=?12, edges=NULL, deps=NULL WHERE id=?13",
+                )?;
+                let mut all: Vec<&dyn rusqlite::ToSql> = values.to_vec();
+                all.push(&id);
+                stmt.execute(all.as_slice())?;
+                Ok(id)
+            }
+            None => {
+                let mut stmt = self.conn.prepare_cached(
+                    "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error, iface, imports, refs) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+                )?;
+                stmt.execute(values)?;
+                Ok(self.conn.last_insert_rowid())
+            }
+        }
+    }
+
+    /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
+    /// edges from other files into this one stay valid).
+    fn write_symbols(&self, file_id: i64, parsed: Option<&ParsedFile>, fresh: bool) -> rusqlite::Result<()> {
+        let mut old: HashMap<(String, u32), i64> = HashMap::new();
+        if !fresh {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id=?1 ORDER BY ord")?;
+            let rows = stmt.query_map([file_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            let mut seen: HashMap<String, u32> = HashMap::new();
+            for row in rows {
+                let (id, q) = row?;
+                let n = seen.entry(q.clone()).or_insert(0);
+                old.insert((q, *n), id);
+                *n += 1;
+            }
+        }
+        let symbols = parsed.map_or(&[][..], |p| p.symbols.as_slice());
+        let mut ids: Vec<i64> = Vec::with_capacity(symbols.len());
+        let mut seen: HashMap<&str, u32> = HashMap::new();
+        let mut insert = self.conn.prepare_cached(
+            "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+        )?;
+        let mut update = self.conn.prepare_cached(
+            "UPDATE symbols SET file_id=?2, ord=?3, parent_id=?4, kind=?5, name=?6, qualname=?7, signature=?8, docstring=?9, start_line=?10, end_line=?11, decorated_line=?12, header_end_line=?13, doc_start=?14, doc_end=?15, decorators=?16, start_byte=?17, end_byte=?18 WHERE id=?1",
+        )?;
+        for (ord, s) in symbols.iter().enumerate() {
+            let n = seen.entry(s.qualname.as_str()).or_insert(0);
+            let key = (s.qualname.clone(), *n);
+            *n += 1;
+            let reuse = old.remove(&key);
+            let parent = s.parent.and_then(|p| ids.get(p).copied());
+            let decorators = (!s.decorators.is_empty()).then(|| s.decorators.join("\n"));
+            let (doc_start, doc_end) = s.docstring_lines.unzip();
+            let row = params![
+                reuse,
+                file_id,
+                ord as i64,
+                parent,
+                kind_code(s.kind),
+                s.name,
+                s.qualname,
+                s.signature,
+                s.docstring,
+                s.start_line,
+                s.end_line,
+                s.decorated_line,
+                s.header_end_line,
+                doc_start,
+                doc_end,
+                decorators,
+                s.start_byte as i64,
+                s.end_byte as i64,
+            ];
+            match reuse {
+                Some(id) => {
+                    update.execute(row)?;
+                    ids.push(id);
+                }
+                None => {
+                    insert.execute(row)?;
+                    ids.push(self.conn.last_insert_rowid());
+                }
+            }
+        }
+        let mut delete = self.conn.prepare_cached("DELETE FROM symbols WHERE id=?1")?;
+        for id in old.into_values() {
+            delete.execute([id])?;
+        }
+        Ok(())
+    }
+}
+
+impl Index {
+    /// Opens the index of `root`, building it or refreshing it as needed (see [`Refresh`]).
+    pub fn open(root: &Path) -> Result<Index> {
+        Index::open_with(root, &IndexOptions::default(), &mut |_| {})
+    }
+
+    /// Opens with options, reporting progress of a build or refresh.
+    pub fn open_with(
+        root: &Path,
+        options: &IndexOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Index> {
+        if !root.is_dir() {
+            return Err(AnalyzerError::RootNotFound {
+                path: root.to_path_buf(),
+            });
+        }
+        let db_path = options
+            .db_path
+            .clone()
+            .unwrap_or_else(|| store::default_db_path(root));
+        let (conn, state) = store::open(&db_path)?;
+        let mut index = Index {
+            root: root.to_path_buf(),
+            db_path,
+            conn,
+            registry: Registry::default(),
+            report: None,
+        };
+        let needed = match options.refresh {
+            Refresh::Always => true,
+            Refresh::IfMissing | Refresh::Never => state != State::Ready,
+        };
+        if needed {
+            if options.refresh == Refresh::Never {
+                return Err(AnalyzerError::NoIndex {
+                    db: index.db_path.clone(),
+                    root: index.root.clone(),
+                });
+            }
+            let walk = match &options.walk {
+                Some(w) => w.clone(),
+                None => index.stored_walk().unwrap_or_default(),
+            };
+            index.refresh(&walk, progress)?;
+        }
+        Ok(index)
+    }
+
+    /// The walk options the index was last built with.
+    pub fn stored_walk(&self) -> Option<WalkOptions> {
+        let v = store::get_meta(&self.conn, "walk").ok().flatten()?;
+        let text = String::from_utf8(v).ok()?;
+        let mut parts = text.split(',');
+        let mut flag = || parts.next().map(|p| p == "1");
+        let hidden = flag()?;
+        let no_ignore = flag()?;
+        let follow_links = flag()?;
+        let max_filesize = text.rsplit(',').next()?.parse().ok()?;
+        Some(WalkOptions {
+            hidden,
+            no_ignore,
+            follow_links,
+            max_filesize,
+        })
+    }
+
+    /// The root this index describes.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The database file.
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
+    }
+
+    /// What the last build or refresh through this handle did.
+    pub fn report(&self) -> Option<&IndexReport> {
+        self.report.as_ref()
+    }
+
+    /// Brings the index up to date with the files on disk, under the database's write lock (a
+    /// second writer waits; readers keep reading the previous state). A corrupt file is deleted
+    /// and rebuilt.
+    pub fn refresh(
+        &mut self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IndexReport> {
+        let report = match self.refresh_once(walk, progress) {
+            Err(AnalyzerError::Db { source, .. }) if store::is_corruption(&source) => {
+                store::remove_files(&self.db_path);
+                let (conn, _) = store::open(&self.db_path)?;
+                self.conn = conn;
+                self.refresh_once(walk, progress)?
+            }
+            other => other?,
+        };
+        self.report = Some(report.clone());
+        Ok(report)
+    }
+
+    fn refresh_once(
+        &self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IndexReport> {
+        let err = db_err(&self.db_path);
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(&err)?;
+        let result = self.update(walk, progress);
+        match result {
+            Ok(mut report) => {
+                let t = Instant::now();
+                self.conn.execute_batch("COMMIT").map_err(&err)?;
+                report.phases.commit = t.elapsed().as_secs_f64();
+                report.seconds += report.phases.commit;
+                report.db_bytes = db_bytes(&self.db_path);
+                Ok(report)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    fn update(
+        &self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IndexReport> {
+        let started = Instant::now();
+        let err = db_err(&self.db_path);
+        let conn = &self.conn;
+        let mut report = IndexReport::default();
+        // Another writer may have finished while we waited for the lock: look again.
+        if store::re_state(conn).map_err(&err)? != State::Ready {
+            store::reset(conn).map_err(&err)?;
+            report.cold = true;
+        }
+
+        let mut phase = Instant::now();
+        let lap = |phase: &mut Instant| {
+            let t = phase.elapsed().as_secs_f64();
+            *phase = Instant::now();
+            t
+        };
+        progress(Progress::Walking);
+        let (found, walk_errors) = cast_parser::source_files(&self.root, walk, &self.registry);
+        for e in walk_errors {
+            if let Err(err) = e.result {
+                report.warnings.push(err.to_string());
+            }
+        }
+        let listed: Vec<Listed> = found
+            .into_par_iter()
+            .filter_map(|(path, rel)| {
+                let meta = std::fs::metadata(&path).ok()?;
+                Some(Listed {
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                    path,
+                    rel,
+                })
+            })
+            .collect();
+
+        let mut old: HashMap<String, OldFile> = HashMap::new();
+        {
+            let mut stmt = conn
+                .prepare("SELECT id, path, size, mtime_ns, hash, iface FROM files")
+                .map_err(&err)?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(1)?,
+                        OldFile {
+                            id: r.get(0)?,
+                            size: r.get::<_, i64>(2)? as u64,
+                            mtime_ns: r.get(3)?,
+                            hash: r.get(4)?,
+                            iface: r.get(5)?,
+                        },
+                    ))
+                })
+                .map_err(&err)?;
+            for row in rows {
+                let (path, f) = row.map_err(&err)?;
+                old.insert(path, f);
+            }
+        }
+
+        let listed_set: std::collections::HashSet<String> =
+            listed.iter().map(|l| l.rel.clone()).collect();
+        let mut to_read: Vec<Listed> = Vec::new();
+        for item in listed {
+            match old.get(&item.rel) {
+                Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
+                    report.unchanged += 1;
+                }
+                _ => to_read.push(item),
+            }
+        }
+
+        report.phases.walk = lap(&mut phase);
+        let total = to_read.len();
+        let max = walk.max_filesize;
+        let registry = &self.registry;
+        let mut structure_changed = false;
+        let mut parsed_ids: Vec<i64> = Vec::new();
+        let writer = Writer { conn };
+
+        let write_result: Result<()> = std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(512);
+            let old_ref = &old;
+            let items = &to_read;
+            scope.spawn(move || {
+                items
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, item)| {
+                        let old_hash = old_ref.get(&item.rel).map(|o| o.hash.as_slice());
+                        let outcome = read_and_parse(registry, item, old_hash, max);
+                        let _ = tx.send((i, outcome));
+                    });
+            });
+            let mut done = 0;
+            for (i, outcome) in rx {
+                done += 1;
+                if done % 64 == 0 || done == total {
+                    progress(Progress::Parsing { done, total });
+                }
+                let item = &items[i];
+                let prev = old.get(&item.rel);
+                match outcome {
+                    Outcome::Touched => {
+                        report.touched += 1;
+                        if let Some(p) = prev {
+                            conn.prepare_cached("UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3")
+                                .and_then(|mut s| s.execute(params![item.size as i64, item.mtime_ns, p.id]))
+                                .map_err(&err)?;
+                        }
+                    }
+                    Outcome::Parsed { hash, file, blobs } => {
+                        if prev.is_some() {
+                            report.changed += 1;
+                        } else {
+                            report.added += 1;
+                        }
+                        if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
+                            structure_changed = true;
+                        }
+                        let id = writer
+                            .upsert_file(prev.map(|p| p.id), item, &hash, Some((&file, &blobs)), None)
+                            .map_err(&err)?;
+                        writer
+                            .write_symbols(id, Some(&file), prev.is_none())
+                            .map_err(&err)?;
+                        parsed_ids.push(id);
+                    }
+                    Outcome::Skipped { hash, reason } => {
+                        report.warnings.push(format!("skipped {}: {reason}", item.rel));
+                        if prev.is_some_and(|p| p.iface.is_some()) || prev.is_none() {
+                            structure_changed = true;
+                        }
+                        let id = writer
+                            .upsert_file(prev.map(|p| p.id), item, &hash, None, Some(&reason))
+                            .map_err(&err)?;
+                        writer.write_symbols(id, None, prev.is_none()).map_err(&err)?;
+                    }
+                }
+            }
+            Ok(())
+        });
+        write_result?;
+        report.phases.parse_and_write = lap(&mut phase);
+        report.deleted = self.delete_missing(&old, &listed_set)?;
+        if report.deleted > 0 {
+            structure_changed = true;
+        }
+        report.skipped = count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
+        report.files = count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?;
+
+        let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
+        if content_changed {
+            let mut catalog = load_catalog(conn).map_err(&err)?;
+            report.phases.load_catalog = lap(&mut phase);
+            let targets: Vec<i64> = if structure_changed || report.cold {
+                catalog.files.iter().map(|f| f.id).collect()
+            } else {
+                parsed_ids.clone()
+            };
+            progress(Progress::Resolving {
+                files: targets.len(),
+            });
+            let refs = load_refs(conn, &catalog, &targets).map_err(&err)?;
+            report.resolved_files = refs.len();
+            catalog.resolve_files(&refs);
+            {
+                let mut stmt = conn
+                    .prepare_cached("UPDATE files SET edges=?1, deps=?2 WHERE id=?3")
+                    .map_err(&err)?;
+                for (f, _) in &refs {
+                    stmt.execute(params![
+                        catalog.encode_edges(*f),
+                        catalog.encode_deps(*f),
+                        catalog.files[*f as usize].id
+                    ])
+                    .map_err(&err)?;
+                }
+            }
+            report.phases.resolve = lap(&mut phase);
+            progress(Progress::Ranking);
+            report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            report.phases.rank = lap(&mut phase);
+            report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
+            report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
+            store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
+            store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
+                .map_err(&err)?;
+        } else {
+            report.edges = meta_count(conn, "edges").map_err(&err)?;
+            report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
+        }
+        report.symbols = count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?;
+        store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
+        let walk_text = format!(
+            "{},{},{},{}",
+            u8::from(walk.hidden),
+            u8::from(walk.no_ignore),
+            u8::from(walk.follow_links),
+            walk.max_filesize
+        );
+        store::set_meta(conn, "walk", walk_text.as_bytes()).map_err(&err)?;
+        store::set_meta(conn, "complete", b"1").map_err(&err)?;
+        report.seconds = started.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// Deletes files that are in the index but were not listed by this walk.
+    fn delete_missing(
+        &self,
+        old: &HashMap<String, OldFile>,
+        listed: &std::collections::HashSet<String>,
+    ) -> Result<usize> {
+        let err = db_err(&self.db_path);
+        let mut deleted = 0;
+        let mut del_file = self
+            .conn
+            .prepare_cached("DELETE FROM files WHERE id=?1")
+            .map_err(&err)?;
+        let mut del_syms = self
+            .conn
+            .prepare_cached("DELETE FROM symbols WHERE file_id=?1")
+            .map_err(&err)?;
+        for (path, f) in old {
+            if listed.contains(path) {
+                continue;
+            }
+            del_syms.execute([f.id]).map_err(&err)?;
+            del_file.execute([f.id]).map_err(&err)?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+}
+
+fn count(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+        .map(|n| n as usize)
+}
+
+fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {
+    Ok(store::get_meta(conn, key)?
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0))
+}
+
+pub(crate) fn db_bytes(db: &Path) -> u64 {
+    ["", "-wal"]
+        .iter()
+        .map(|suffix| {
+            let mut p = db.as_os_str().to_owned();
+            p.push(suffix);
+            std::fs::metadata(PathBuf::from(p)).map_or(0, |m| m.len())
+        })
+        .sum()
+}
+
+/// Files, symbols, imports and stored edges, in memory.
+pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
+    let mut cat = Catalog::default();
+    let mut blobs: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT id, path, language, imports, edges, deps FROM files ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let path: String = r.get(1)?;
+            let language: Option<String> = r.get(2)?;
+            let imports = r
+                .get::<_, Option<Vec<u8>>>(3)?
+                .and_then(|b| codec::decode_imports(&b))
+                .unwrap_or_default();
+            cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            blobs.push((r.get(4)?, r.get(5)?));
+        }
+    }
+    {
+        let mut stmt = conn.prepare(
+            "SELECT id, file_id, parent_id, kind, name, decorated_line, header_end_line FROM symbols ORDER BY file_id, ord",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let file_id: i64 = r.get(1)?;
+            let parent: Option<i64> = r.get(2)?;
+            let Some(&file) = cat.file_by_id.get(&file_id) else {
+                continue;
+            };
+            let parent = parent.and_then(|p| cat.sym_by_id.get(&p).copied());
+            let kind = kind_of(r.get(3)?);
+            let name: String = r.get(4)?;
+            cat.add_sym(id, file, parent, kind, &name, r.get(5)?, r.get(6)?);
+        }
+    }
+    for (i, (edges, deps)) in blobs.into_iter().enumerate() {
+        let e = edges.and_then(|b| cat.decode_edges(&b)).unwrap_or_default();
+        let d = deps.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+        cat.files[i].edges = e;
+        cat.files[i].deps = d;
+    }
+    cat.finish();
+    Ok(cat)
+}
+
+fn load_refs(
+    conn: &Connection,
+    cat: &Catalog,
+    ids: &[i64],
+) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
+    let mut stmt = conn.prepare_cached("SELECT refs FROM files WHERE id=?1")?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let Some(&f) = cat.file_by_id.get(id) else {
+            continue;
+        };
+        let blob: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?.flatten();
+        let refs = blob.and_then(|b| codec::decode_refs(&b)).unwrap_or_default();
+        out.push((f, refs));
+    }
+    Ok(out)
+}
+
+/// Ranks as stored: symbol (or file) id → rank.
+pub(crate) fn decode_ranks(data: &[u8]) -> HashMap<i64, f64> {
+    let mut r = Reader::new(data);
+    let mut out = HashMap::new();
+    let Some(n) = r.varint() else { return out };
+    let mut id = 0i64;
+    for _ in 0..n {
+        let (Some(delta), Some(rank)) = (r.varint(), r.f32()) else {
+            return HashMap::new();
+        };
+        id += delta as i64;
+        out.insert(id, f64::from(rank));
+    }
+    out
+}
+
+fn encode_ranks(mut ranks: Vec<(i64, f64)>) -> Vec<u8> {
+    ranks.sort_by_key(|(id, _)| *id);
+    let mut out = Vec::with_capacity(ranks.len() * 6);
+    put_varint(&mut out, ranks.len() as u64);
+    let mut prev = 0i64;
+    for (id, rank) in ranks {
+        put_varint(&mut out, (id - prev) as u64);
+        prev = id;
+        out.extend_from_slice(&(rank as f32).to_le_bytes());
+    }
+    out
+}
+
+/// Runs PageRank on the symbol graph and on the file graph and stores both. Returns the number
+/// of iterations of the symbol graph.
+fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<usize> {
+    let old_syms = store::get_meta(conn, "symbol_ranks")?
+        .map(|b| decode_ranks(&b))
+        .unwrap_or_default();
+    let (sym_ranks, iterations) = symbol_ranks(cat, &old_syms);
+    let file_ranks = file_ranks(cat);
+    store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
+    store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
+    Ok(iterations)
+}
+
+/// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
+/// references (weight 1/k), and class → member (weight 1), so a used class lends rank to its
+/// methods.
+pub(crate) fn symbol_ranks(cat: &Catalog, seed: &HashMap<i64, f64>) -> (Vec<(i64, f64)>, usize) {
+    let s = cat.syms.len();
+    let n = s + cat.files.len();
+    let mut g = rank::graph_with_nodes(n);
+    for (fi, f) in cat.files.iter().enumerate() {
+        for e in &f.edges {
+            let src = e.src.map_or(s + fi, |x| x as usize);
+            g.add_edge(rank::node(src), rank::node(e.dst as usize), e.weight());
+        }
+    }
+    for (i, sym) in cat.syms.iter().enumerate() {
+        if let Some(p) = sym.parent
+            && cat.syms[p as usize].kind == SymbolKind::Class
+        {
+            g.add_edge(rank::node(p as usize), rank::node(i), 1.0);
+        }
+    }
+    let seed_vec: Option<Vec<f64>> = (!seed.is_empty()).then(|| {
+        let uniform = 1.0 / n as f64;
+        cat.syms
+            .iter()
+            .map(|sym| seed.get(&sym.id).copied().unwrap_or(uniform))
+            .chain(std::iter::repeat_n(uniform, cat.files.len()))
+            .collect()
+    });
+    let (ranks, iterations) = rank::page_rank(&g, seed_vec.as_deref());
+    let out = cat
+        .syms
+        .iter()
+        .zip(&ranks)
+        .map(|(sym, r)| (sym.id, *r))
+        .collect();
+    (out, iterations)
+}
+
+/// File graph: imports (weight 1) plus references between files (weight 1/k each).
+pub(crate) fn file_ranks(cat: &Catalog) -> Vec<(i64, f64)> {
+    let mut g = rank::graph_with_nodes(cat.files.len());
+    for (fi, f) in cat.files.iter().enumerate() {
+        for d in &f.deps {
+            g.add_edge(rank::node(fi), rank::node(d.dst as usize), 1.0);
+        }
+        let mut to: HashMap<u32, f64> = HashMap::new();
+        for e in &f.edges {
+            let dst_file = cat.syms[e.dst as usize].file;
+            if dst_file as usize != fi {
+                *to.entry(dst_file).or_default() += e.weight();
+            }
+        }
+        for (t, w) in to {
+            g.add_edge(rank::node(fi), rank::node(t as usize), w);
+        }
+    }
+    let (ranks, _) = rank::page_rank(&g, None);
+    cat.files
+        .iter()
+        .zip(ranks)
+        .map(|(f, r)| (f.id, r))
+        .collect()
+}

@@ -1,0 +1,612 @@
+//! L1: the logic map — the project's tree, its key symbols ranked by PageRank, the imports
+//! between its modules and each module's one-line description, fitted to a token budget.
+//!
+//! Selection is greedy by rank: symbols in PageRank order, each bringing its file's line (and
+//! its enclosing class) the first time, while the estimated tokens stay within the budget; then
+//! files without a shown symbol, by file rank, while room remains. With a trace, only files
+//! that ran are shown; the functions that ran come first (marked `[ran N×]`), and each error is
+//! shown at its line, with the line's code, as `[ERROR: …]`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use cast_parser::SymbolKind;
+use rusqlite::OptionalExtension;
+use serde::Serialize;
+
+use crate::index::{Index, kind_of};
+use crate::resolve::decode_deps_raw;
+use crate::store::db_err;
+use crate::trace::Trace;
+use crate::{Result, estimate_tokens};
+
+/// What the map shows.
+#[derive(Debug, Clone)]
+pub struct MapOptions {
+    /// Tokens the rendered map may use (estimated as bytes / 4).
+    pub budget: usize,
+    /// An execution trace to map onto the code (see [`crate::trace`]).
+    pub trace: Option<Trace>,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        MapOptions {
+            budget: 2000,
+            trace: None,
+        }
+    }
+}
+
+/// An error of the trace at a line of a shown file.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapError {
+    pub line: u32,
+    pub message: String,
+    /// The code at that line.
+    pub code: String,
+}
+
+/// A symbol in the map.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapSymbol {
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub signature: String,
+    pub line: u32,
+    pub end_line: u32,
+    pub rank: f64,
+    /// Nesting depth (0 for top level).
+    pub depth: usize,
+    /// Calls seen in the trace.
+    pub calls: Option<u32>,
+    pub errors: Vec<MapError>,
+}
+
+/// A file in the map.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapFile {
+    pub path: String,
+    pub rank: f64,
+    pub description: Option<String>,
+    pub lines: u32,
+    /// Files this one imports (among the shown ones).
+    pub imports: Vec<String>,
+    /// Calls in this file seen in the trace.
+    pub calls: Option<u32>,
+    pub symbols: Vec<MapSymbol>,
+    /// Errors at module level (outside any definition).
+    pub errors: Vec<MapError>,
+}
+
+/// The L1 map.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogicMap {
+    pub root: String,
+    pub files_total: usize,
+    pub symbols_total: usize,
+    pub files: Vec<MapFile>,
+    pub omitted_files: usize,
+    pub omitted_symbols: usize,
+    pub budget: usize,
+    /// Estimated tokens of [`LogicMap::render`].
+    pub tokens: usize,
+    /// Files of the trace that are not in the index (outside the root, or not code).
+    pub trace_unmatched: Vec<String>,
+    pub traced: bool,
+}
+
+fn file_line(f: &MapFile) -> String {
+    let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+    let mut s = format!("  {name}");
+    if let Some(c) = f.calls {
+        s.push_str(&format!(" [ran {c}×]"));
+    }
+    if let Some(d) = &f.description {
+        s.push_str(" — ");
+        s.push_str(d);
+    }
+    if !f.imports.is_empty() {
+        s.push_str(" → ");
+        s.push_str(&f.imports.join(", "));
+    }
+    s.push('\n');
+    s
+}
+
+fn symbol_line(s: &MapSymbol) -> String {
+    let mut out = format!(
+        "    {}{:>4} {}",
+        "  ".repeat(s.depth),
+        s.line,
+        s.signature
+    );
+    if let Some(c) = s.calls {
+        out.push_str(&format!("  [ran {c}×]"));
+    }
+    out.push('\n');
+    out
+}
+
+fn error_line(e: &MapError, depth: usize) -> String {
+    format!(
+        "    {}{:>4} │ {}  [ERROR: {}]\n",
+        "  ".repeat(depth + 1),
+        e.line,
+        e.code.trim(),
+        e.message
+    )
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+impl LogicMap {
+    /// The map as a model reads it.
+    pub fn render(&self) -> String {
+        let mut out = self.header();
+        let mut by_dir: BTreeMap<&str, Vec<&MapFile>> = BTreeMap::new();
+        for f in &self.files {
+            by_dir.entry(dir_of(&f.path)).or_default().push(f);
+        }
+        for (dir, files) in by_dir {
+            out.push_str(if dir.is_empty() { "./" } else { dir });
+            if !dir.is_empty() {
+                out.push('/');
+            }
+            out.push('\n');
+            for f in files {
+                out.push_str(&file_line(f));
+                for e in &f.errors {
+                    out.push_str(&error_line(e, 0));
+                }
+                for s in &f.symbols {
+                    out.push_str(&symbol_line(s));
+                    for e in &s.errors {
+                        out.push_str(&error_line(e, s.depth));
+                    }
+                }
+            }
+        }
+        if self.omitted_files + self.omitted_symbols > 0 {
+            out.push_str(&format!(
+                "… {} more files and {} more symbols not shown (raise the budget to see more)\n",
+                self.omitted_files, self.omitted_symbols
+            ));
+        }
+        if !self.trace_unmatched.is_empty() {
+            out.push_str(&format!(
+                "Trace files outside the index: {}\n",
+                self.trace_unmatched.join(", ")
+            ));
+        }
+        out
+    }
+
+    fn header(&self) -> String {
+        if self.traced {
+            format!(
+                "Execution map of {}: {} of {} files ran; functions that ran marked [ran N×], errors [ERROR: …]; → imports\n",
+                self.root,
+                self.files.len() + self.omitted_files,
+                self.files_total
+            )
+        } else {
+            format!(
+                "Logic map of {}: {} files, {} symbols; key symbols by PageRank (line, signature); → imports\n",
+                self.root, self.files_total, self.symbols_total
+            )
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct FileInfo {
+    id: i64,
+    path: String,
+    description: Option<String>,
+    lines: u32,
+    deps: Vec<i64>,
+}
+
+#[derive(Debug, Clone)]
+struct SymInfo {
+    id: i64,
+    file_id: i64,
+    parent: Option<i64>,
+    kind: SymbolKind,
+    qualname: String,
+    signature: String,
+    line: u32,
+    end_line: u32,
+}
+
+fn short_description(d: &str) -> String {
+    let line = d.lines().next().unwrap_or("").trim();
+    if line.chars().count() > 100 {
+        let cut: String = line.chars().take(97).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+impl Index {
+    fn map_files(&self) -> Result<HashMap<i64, FileInfo>> {
+        let err = db_err(&self.db_path);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, path, description, line_count, deps FROM files WHERE flags & 4 = 0")
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |r| {
+                let deps: Option<Vec<u8>> = r.get(4)?;
+                Ok(FileInfo {
+                    id: r.get(0)?,
+                    path: r.get(1)?,
+                    description: r.get::<_, Option<String>>(2)?.map(|d| short_description(&d)),
+                    lines: r.get(3)?,
+                    deps: deps
+                        .and_then(|d| decode_deps_raw(&d))
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(id, _)| id)
+                        .collect(),
+                })
+            })
+            .map_err(&err)?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let f = r.map_err(&err)?;
+            out.insert(f.id, f);
+        }
+        Ok(out)
+    }
+
+    fn sym_info(&self, id: i64) -> Result<Option<SymInfo>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, file_id, parent_id, kind, qualname, signature, start_line, end_line FROM symbols WHERE id = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([id], |r| {
+                    Ok(SymInfo {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        parent: r.get(2)?,
+                        kind: kind_of(r.get(3)?),
+                        qualname: r.get(4)?,
+                        signature: r.get(5)?,
+                        line: r.get(6)?,
+                        end_line: r.get(7)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(db_err(&self.db_path))
+    }
+
+    /// The innermost symbol of a file enclosing a line.
+    fn enclosing(&self, file_id: i64, line: u32) -> Result<Option<i64>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id FROM symbols WHERE file_id = ?1 AND decorated_line <= ?2 AND end_line >= ?2 ORDER BY end_line - decorated_line LIMIT 1",
+            )
+            .and_then(|mut s| s.query_row(rusqlite::params![file_id, line], |r| r.get(0)).optional())
+            .map_err(db_err(&self.db_path))
+    }
+
+    fn by_qualname(&self, file_id: i64, function: &str) -> Result<Option<i64>> {
+        let name = function.rsplit('.').next().unwrap_or(function);
+        let err = db_err(&self.db_path);
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id = ?1 AND name = ?2")
+            .map_err(&err)?;
+        let rows: Vec<(i64, String)> = stmt
+            .query_map(rusqlite::params![file_id, name], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(&err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&err)?;
+        Ok(rows
+            .iter()
+            .find(|(_, q)| q == function || function.ends_with(&format!(".{q}")))
+            .or(rows.first())
+            .map(|(id, _)| *id))
+    }
+
+    /// The indexed file a trace's path names: the same relative path, a path under the root,
+    /// or else the indexed path that is the longest component-wise suffix of it.
+    fn match_trace_file(&self, files_by_path: &HashMap<&str, i64>, traced: &str) -> Option<i64> {
+        let rel = self.relative_path(traced);
+        if let Some(id) = files_by_path.get(rel.as_str()) {
+            return Some(*id);
+        }
+        let parts: Vec<&str> = traced.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        for start in 0..parts.len() {
+            let suffix = parts[start..].join("/");
+            if let Some(id) = files_by_path.get(suffix.as_str()) {
+                return Some(*id);
+            }
+        }
+        None
+    }
+
+    /// L1: the logic map within `options.budget` tokens.
+    pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
+        let files = self.map_files()?;
+        let file_ranks = self.file_ranks()?;
+        let sym_ranks = self.symbol_ranks()?;
+        let symbols_total: usize = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get::<_, i64>(0))
+            .map_err(db_err(&self.db_path))? as usize;
+        let root = self.root.display().to_string();
+
+        // With a trace: calls per symbol and per file, errors, and the files that ran.
+        let mut calls: HashMap<i64, u32> = HashMap::new();
+        let mut file_calls: HashMap<i64, u32> = HashMap::new();
+        let mut errors: Vec<(i64, Option<i64>, MapError)> = Vec::new();
+        let mut unmatched: Vec<String> = Vec::new();
+        if let Some(trace) = &options.trace {
+            let by_path: HashMap<&str, i64> =
+                files.values().map(|f| (f.path.as_str(), f.id)).collect();
+            for fr in &trace.frames {
+                let Some(fid) = self.match_trace_file(&by_path, &fr.file) else {
+                    if !unmatched.contains(&fr.file) {
+                        unmatched.push(fr.file.clone());
+                    }
+                    continue;
+                };
+                *file_calls.entry(fid).or_default() += fr.count;
+                let sym = match (fr.line, &fr.function) {
+                    (Some(line), _) => self.enclosing(fid, line)?,
+                    (None, Some(func)) => self.by_qualname(fid, func)?,
+                    (None, None) => None,
+                };
+                if let Some(s) = sym {
+                    *calls.entry(s).or_default() += fr.count;
+                }
+            }
+            for e in &trace.errors {
+                let Some(fid) = self.match_trace_file(&by_path, &e.file) else {
+                    if !unmatched.contains(&e.file) {
+                        unmatched.push(e.file.clone());
+                    }
+                    continue;
+                };
+                file_calls.entry(fid).or_default();
+                let sym = self.enclosing(fid, e.line)?;
+                if let Some(s) = sym {
+                    calls.entry(s).or_insert(1);
+                }
+                let code = files
+                    .get(&fid)
+                    .map(|f| self.read_lines(&f.path, e.line, e.line))
+                    .transpose()?
+                    .unwrap_or_default();
+                let mut message = e.message.replace('\n', " ");
+                if message.chars().count() > 200 {
+                    message = message.chars().take(197).collect::<String>() + "…";
+                }
+                errors.push((
+                    fid,
+                    sym,
+                    MapError {
+                        line: e.line,
+                        message,
+                        code: code.trim_end().chars().take(160).collect(),
+                    },
+                ));
+            }
+        }
+        let traced = options.trace.is_some();
+        let allowed = |fid: i64| !traced || file_calls.contains_key(&fid);
+
+        // Candidate symbols: those that ran first (by calls), then by rank.
+        let mut order: Vec<(i64, f64)> = sym_ranks.iter().map(|(k, v)| (*k, *v)).collect();
+        order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut ran: Vec<(i64, u32)> = calls.iter().map(|(k, v)| (*k, *v)).collect();
+        ran.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let error_syms: Vec<i64> = errors.iter().filter_map(|(_, s, _)| *s).collect();
+        let first: Vec<i64> = error_syms
+            .iter()
+            .copied()
+            .chain(ran.iter().map(|(id, _)| *id))
+            .collect();
+
+        let mut shown_files: HashMap<i64, MapFile> = HashMap::new();
+        let mut shown_syms: HashSet<i64> = HashSet::new();
+        let mut pending_syms: Vec<(i64, MapSymbol)> = Vec::new();
+        let dep_names = |f: &FileInfo| -> Vec<String> {
+            f.deps
+                .iter()
+                .filter_map(|d| files.get(d))
+                .map(|d| d.path.clone())
+                .take(6)
+                .collect()
+        };
+        let make_file = |f: &FileInfo| MapFile {
+            path: f.path.clone(),
+            rank: file_ranks.get(&f.id).copied().unwrap_or(0.0),
+            description: f.description.clone(),
+            lines: f.lines,
+            imports: dep_names(f),
+            calls: traced.then(|| file_calls.get(&f.id).copied().unwrap_or(0)),
+            symbols: Vec::new(),
+            errors: errors
+                .iter()
+                .filter(|(fid, s, _)| *fid == f.id && s.is_none())
+                .map(|(_, _, e)| e.clone())
+                .collect(),
+        };
+        let mut used = estimate_tokens(
+            &LogicMap {
+                root: root.clone(),
+                files_total: files.len(),
+                symbols_total,
+                files: Vec::new(),
+                omitted_files: 1,
+                omitted_symbols: 1,
+                budget: options.budget,
+                tokens: 0,
+                trace_unmatched: Vec::new(),
+                traced,
+            }
+            .header(),
+        ) + 25;
+        let mut dirs: HashSet<String> = HashSet::new();
+        let budget = options.budget;
+        let mut misses = 0;
+        let candidates = first.iter().copied().chain(order.iter().map(|(id, _)| *id));
+        for id in candidates {
+            if shown_syms.contains(&id) || misses > 200 {
+                continue;
+            }
+            let Some(info) = self.sym_info(id)? else {
+                continue;
+            };
+            if !allowed(info.file_id) {
+                continue;
+            }
+            let Some(file) = files.get(&info.file_id) else {
+                continue;
+            };
+            // This symbol plus enclosing symbols not yet shown.
+            let mut chain = vec![info.clone()];
+            let mut parent = info.parent;
+            while let Some(p) = parent {
+                if shown_syms.contains(&p) {
+                    break;
+                }
+                match self.sym_info(p)? {
+                    Some(pi) => {
+                        parent = pi.parent;
+                        chain.push(pi);
+                    }
+                    None => break,
+                }
+            }
+            let mut cost = 0;
+            let mut new_file = None;
+            if !shown_files.contains_key(&file.id) {
+                let mf = make_file(file);
+                cost += estimate_tokens(&file_line(&mf));
+                cost += mf.errors.iter().map(|e| estimate_tokens(&error_line(e, 0))).sum::<usize>();
+                if !dirs.contains(dir_of(&file.path)) {
+                    cost += estimate_tokens(dir_of(&file.path)) + 1;
+                }
+                new_file = Some(mf);
+            }
+            let mut new_syms = Vec::new();
+            for s in chain.iter().rev() {
+                let depth = {
+                    let mut d = 0;
+                    let mut p = s.parent;
+                    while let Some(pp) = p {
+                        d += 1;
+                        p = match self.sym_info(pp)? {
+                            Some(x) => x.parent,
+                            None => None,
+                        };
+                        if d > 20 {
+                            break;
+                        }
+                    }
+                    d
+                };
+                let ms = MapSymbol {
+                    kind: s.kind,
+                    qualname: s.qualname.clone(),
+                    signature: s.signature.clone(),
+                    line: s.line,
+                    end_line: s.end_line,
+                    rank: sym_ranks.get(&s.id).copied().unwrap_or(0.0),
+                    depth,
+                    calls: traced.then(|| calls.get(&s.id).copied()).flatten(),
+                    errors: errors
+                        .iter()
+                        .filter(|(_, sid, _)| *sid == Some(s.id))
+                        .map(|(_, _, e)| e.clone())
+                        .collect(),
+                };
+                cost += estimate_tokens(&symbol_line(&ms));
+                cost += ms
+                    .errors
+                    .iter()
+                    .map(|e| estimate_tokens(&error_line(e, depth)))
+                    .sum::<usize>();
+                new_syms.push((s.id, s.file_id, ms));
+            }
+            if used + cost > budget {
+                misses += 1;
+                continue;
+            }
+            used += cost;
+            if let Some(mf) = new_file {
+                dirs.insert(dir_of(&mf.path).to_owned());
+                shown_files.insert(file.id, mf);
+            }
+            for (sid, fid, ms) in new_syms {
+                shown_syms.insert(sid);
+                pending_syms.push((fid, ms));
+            }
+        }
+        // Files without a shown symbol, by rank (or, with a trace, every file that ran).
+        let mut rest: Vec<&FileInfo> = files
+            .values()
+            .filter(|f| !shown_files.contains_key(&f.id) && allowed(f.id))
+            .collect();
+        rest.sort_by(|a, b| {
+            let ra = file_ranks.get(&a.id).copied().unwrap_or(0.0);
+            let rb = file_ranks.get(&b.id).copied().unwrap_or(0.0);
+            rb.total_cmp(&ra).then(a.path.cmp(&b.path))
+        });
+        for f in rest {
+            let mf = make_file(f);
+            let mut cost = estimate_tokens(&file_line(&mf));
+            if !dirs.contains(dir_of(&f.path)) {
+                cost += estimate_tokens(dir_of(&f.path)) + 1;
+            }
+            if used + cost > budget {
+                continue;
+            }
+            used += cost;
+            dirs.insert(dir_of(&f.path).to_owned());
+            shown_files.insert(f.id, mf);
+        }
+        for (fid, ms) in pending_syms {
+            if let Some(f) = shown_files.get_mut(&fid) {
+                f.symbols.push(ms);
+            }
+        }
+        let shown_paths: HashSet<String> = shown_files.values().map(|f| f.path.clone()).collect();
+        let mut out_files: Vec<MapFile> = shown_files.into_values().collect();
+        for f in &mut out_files {
+            f.symbols.sort_by_key(|s| s.line);
+            f.imports.retain(|p| shown_paths.contains(p));
+        }
+        out_files.sort_by(|a, b| a.path.cmp(&b.path));
+        let candidate_files = files.values().filter(|f| allowed(f.id)).count();
+        let candidate_syms = if traced {
+            calls.len()
+        } else {
+            symbols_total
+        };
+        let shown_sym_count = out_files.iter().map(|f| f.symbols.len()).sum::<usize>();
+        let mut map = LogicMap {
+            root,
+            files_total: files.len(),
+            symbols_total,
+            omitted_files: candidate_files.saturating_sub(out_files.len()),
+            omitted_symbols: candidate_syms.saturating_sub(shown_sym_count),
+            files: out_files,
+            budget,
+            tokens: 0,
+            trace_unmatched: unmatched,
+            traced,
+        };
+        map.tokens = estimate_tokens(&map.render());
+        Ok(map)
+    }
+}

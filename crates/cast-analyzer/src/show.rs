@@ -1,0 +1,443 @@
+//! L3: the exact source of a symbol (by qualified name, or the symbol enclosing `FILE:LINE`),
+//! where it is defined, what it references and who references it.
+
+use std::collections::HashMap;
+
+use cast_parser::{RefKind, SymbolKind};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use crate::index::{Index, kind_of};
+use crate::resolve::{How, decode_edges_raw, module_of};
+use crate::store::db_err;
+use crate::{AnalyzerError, Result};
+
+/// One resolved reference to or from the shown symbol.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reference {
+    /// Where the reference is written (file and line).
+    pub path: String,
+    pub line: u32,
+    /// The symbol on the other side (its qualified name); `None` for module-level code.
+    pub symbol: Option<String>,
+    /// Where that symbol is defined.
+    pub symbol_path: String,
+    pub symbol_line: u32,
+    pub kind: RefKind,
+    pub how: How,
+    /// 1/k when the name had k candidates (resolved by name alone), else 1.
+    pub weight: f64,
+}
+
+/// The source of one symbol, with its references.
+#[derive(Debug, Clone, Serialize)]
+pub struct SymbolSource {
+    pub path: String,
+    /// `None` when the line is module-level code outside any definition.
+    pub kind: Option<SymbolKind>,
+    pub qualname: String,
+    pub signature: String,
+    /// First line shown (the first decorator's line for a decorated definition).
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The exact text of those lines.
+    pub source: String,
+    /// Who references this symbol (resolved references), at most 50.
+    pub referenced_by: Vec<Reference>,
+    /// How many resolved references there are in all.
+    pub referenced_by_total: usize,
+    /// What this symbol references (resolved), at most 50.
+    pub references: Vec<Reference>,
+    /// Other symbols the query also matched (`path:line qualname`), best first.
+    pub others: Vec<String>,
+}
+
+impl SymbolSource {
+    /// The text a model reads: a header, numbered source lines, then the references.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "{}:{}-{} {} {}\n",
+            self.path,
+            self.start_line,
+            self.end_line,
+            self.kind.map_or("module code", |k| k.as_str()),
+            self.qualname
+        );
+        let width = self.end_line.to_string().len();
+        for (i, line) in self.source.lines().enumerate() {
+            out.push_str(&format!(
+                "{:>width$} | {line}\n",
+                self.start_line as usize + i
+            ));
+        }
+        let list = |out: &mut String, title: &str, refs: &[Reference], total: usize| {
+            if refs.is_empty() {
+                out.push_str(&format!("{title}: none resolved\n"));
+                return;
+            }
+            out.push_str(&format!("{title} ({total}):\n"));
+            for r in refs {
+                out.push_str(&format!(
+                    "  {}:{}  {} ({}:{})  [{}, {}{}]\n",
+                    r.path,
+                    r.line,
+                    r.symbol.as_deref().unwrap_or("<module>"),
+                    r.symbol_path,
+                    r.symbol_line,
+                    format!("{:?}", r.kind).to_lowercase(),
+                    r.how.as_str(),
+                    if r.weight < 1.0 {
+                        format!(", 1 of {}", (1.0 / r.weight).round())
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            if total > refs.len() {
+                out.push_str(&format!("  … and {} more\n", total - refs.len()));
+            }
+        };
+        list(
+            &mut out,
+            "Referenced by",
+            &self.referenced_by,
+            self.referenced_by_total,
+        );
+        list(&mut out, "References", &self.references, self.references.len());
+        if !self.others.is_empty() {
+            out.push_str(&format!("Also matching: {}\n", self.others.join(", ")));
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SymRow {
+    pub id: i64,
+    pub file_id: i64,
+    pub path: String,
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub decorated_line: u32,
+}
+
+const SYM_COLUMNS: &str = "s.id, s.file_id, f.path, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.decorated_line";
+
+fn sym_row(r: &rusqlite::Row) -> rusqlite::Result<SymRow> {
+    Ok(SymRow {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        path: r.get(2)?,
+        kind: kind_of(r.get(3)?),
+        qualname: r.get(4)?,
+        signature: r.get(5)?,
+        start_line: r.get(6)?,
+        end_line: r.get(7)?,
+        decorated_line: r.get(8)?,
+    })
+}
+
+fn is_test_path(path: &str) -> bool {
+    path.split('/').any(|p| {
+        p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py")
+    })
+}
+
+impl Index {
+    /// A path given by a user, relative to the root (absolute and `./` forms accepted).
+    pub(crate) fn relative_path(&self, path: &str) -> String {
+        let p = std::path::Path::new(path);
+        let rel = match p.strip_prefix(&self.root) {
+            Ok(r) => r.to_string_lossy().into_owned(),
+            Err(_) => {
+                let canon_root = std::fs::canonicalize(&self.root).ok();
+                let canon = std::fs::canonicalize(p).ok();
+                match (canon_root, canon) {
+                    (Some(r), Some(c)) if c.starts_with(&r) => c
+                        .strip_prefix(&r)
+                        .map(|x| x.to_string_lossy().into_owned())
+                        .unwrap_or_else(|_| path.to_owned()),
+                    _ => path.to_owned(),
+                }
+            }
+        };
+        let rel = rel.replace('\\', "/");
+        rel.trim_start_matches("./").to_owned()
+    }
+
+    pub(crate) fn file_id(&self, rel: &str) -> Result<Option<(i64, u32)>> {
+        self.conn
+            .query_row(
+                "SELECT id, line_count FROM files WHERE path = ?1",
+                [rel],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(db_err(&self.db_path))
+    }
+
+    /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first.
+    pub(crate) fn lookup_symbols(&self, query: &str) -> Result<Vec<SymRow>> {
+        let err = db_err(&self.db_path);
+        let name = query.rsplit('.').next().unwrap_or(query);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1"
+            ))
+            .map_err(&err)?;
+        let rows = stmt.query_map([name], sym_row).map_err(&err)?;
+        let ranks = self.symbol_ranks()?;
+        let mut found = Vec::new();
+        for row in rows {
+            let row = row.map_err(&err)?;
+            let module = module_of(&row.path);
+            let full = if module.is_empty() {
+                row.qualname.clone()
+            } else {
+                format!("{module}.{}", row.qualname)
+            };
+            let exact_full = full == query;
+            let exact_qual = row.qualname == query;
+            let suffix = full.ends_with(&format!(".{query}"));
+            if exact_full || exact_qual || suffix {
+                let rank = ranks.get(&row.id).copied().unwrap_or(0.0);
+                found.push((
+                    (
+                        exact_full,
+                        exact_qual,
+                        !row.path.ends_with(".pyi"),
+                        !is_test_path(&row.path),
+                    ),
+                    rank,
+                    row,
+                ));
+            }
+        }
+        found.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.path.cmp(&b.2.path))
+        });
+        Ok(found.into_iter().map(|(_, _, r)| r).collect())
+    }
+
+    pub(crate) fn symbol_ranks(&self) -> Result<HashMap<i64, f64>> {
+        Ok(crate::store::get_meta(&self.conn, "symbol_ranks")
+            .map_err(db_err(&self.db_path))?
+            .map(|b| crate::index::decode_ranks(&b))
+            .unwrap_or_default())
+    }
+
+    pub(crate) fn file_ranks(&self) -> Result<HashMap<i64, f64>> {
+        Ok(crate::store::get_meta(&self.conn, "file_ranks")
+            .map_err(db_err(&self.db_path))?
+            .map(|b| crate::index::decode_ranks(&b))
+            .unwrap_or_default())
+    }
+
+    /// Reads lines `start..=end` (1-based) of a file under the root.
+    pub(crate) fn read_lines(&self, rel: &str, start: u32, end: u32) -> Result<String> {
+        let path = self.root.join(rel);
+        let text = std::fs::read(&path).map_err(|source| AnalyzerError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let text = String::from_utf8_lossy(&text);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let mut out = String::new();
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let n = i as u32 + 1;
+            if n < start {
+                continue;
+            }
+            if n > end {
+                break;
+            }
+            out.push_str(line);
+        }
+        if !out.ends_with('\n') && !out.is_empty() {
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    fn symbol_by_id(&self, id: i64) -> Result<Option<SymRow>> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
+            ))
+            .and_then(|mut s| s.query_row([id], sym_row).optional())
+            .map_err(db_err(&self.db_path))
+    }
+
+    /// L3: the source of a symbol given by qualified name (`Cart.add`, `shop.cart.Cart.add`)
+    /// or by `FILE:LINE` (the innermost definition enclosing that line).
+    pub fn show(&self, target: &str) -> Result<SymbolSource> {
+        let target = target.trim();
+        if let Some((file, line)) = target.rsplit_once(':')
+            && let Ok(line) = line.parse::<u32>()
+        {
+            return self.show_line(file, line);
+        }
+        let found = self.lookup_symbols(target)?;
+        let Some(best) = found.first() else {
+            return Err(AnalyzerError::SymbolNotFound {
+                query: target.to_owned(),
+            });
+        };
+        let others = found
+            .iter()
+            .skip(1)
+            .take(10)
+            .map(|r| format!("{}:{} {}", r.path, r.start_line, r.qualname))
+            .collect();
+        let mut shown = self.source_of(best)?;
+        shown.others = others;
+        Ok(shown)
+    }
+
+    fn show_line(&self, file: &str, line: u32) -> Result<SymbolSource> {
+        let rel = self.relative_path(file);
+        let Some((file_id, line_count)) = self.file_id(&rel)? else {
+            return Err(AnalyzerError::FileNotIndexed {
+                path: rel,
+                root: self.root.clone(),
+            });
+        };
+        if line == 0 || line > line_count.max(1) {
+            return Err(AnalyzerError::LineOutOfRange {
+                path: rel,
+                line,
+                lines: line_count,
+            });
+        }
+        let row = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1 AND s.decorated_line <= ?2 AND s.end_line >= ?2 ORDER BY s.end_line - s.decorated_line LIMIT 1"
+            ))
+            .and_then(|mut s| s.query_row(params![file_id, line], sym_row).optional())
+            .map_err(db_err(&self.db_path))?;
+        match row {
+            Some(row) => self.source_of(&row),
+            None => {
+                let start = line.saturating_sub(10).max(1);
+                let end = (line + 10).min(line_count);
+                Ok(SymbolSource {
+                    source: self.read_lines(&rel, start, end)?,
+                    path: rel,
+                    kind: None,
+                    qualname: "<module>".into(),
+                    signature: String::new(),
+                    start_line: start,
+                    end_line: end,
+                    referenced_by: Vec::new(),
+                    referenced_by_total: 0,
+                    references: Vec::new(),
+                    others: Vec::new(),
+                })
+            }
+        }
+    }
+
+    fn source_of(&self, row: &SymRow) -> Result<SymbolSource> {
+        let err = db_err(&self.db_path);
+        let source = self.read_lines(&row.path, row.decorated_line, row.end_line)?;
+        let mut referenced_by = Vec::new();
+        let mut total = 0;
+        let mut references = Vec::new();
+        let mut qualnames: HashMap<i64, Option<(String, String, u32)>> = HashMap::new();
+        let mut name_of = |id: i64| -> Result<Option<(String, String, u32)>> {
+            if let Some(v) = qualnames.get(&id) {
+                return Ok(v.clone());
+            }
+            let v = self
+                .symbol_by_id(id)?
+                .map(|r| (r.path, r.qualname, r.start_line));
+            qualnames.insert(id, v.clone());
+            Ok(v)
+        };
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, edges, id FROM files WHERE edges IS NOT NULL")
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, i64>(2)?))
+            })
+            .map_err(&err)?;
+        let mut incoming = Vec::new();
+        for r in rows {
+            let (path, blob, file_id) = r.map_err(&err)?;
+            let Some(edges) = decode_edges_raw(&blob) else {
+                continue;
+            };
+            for e in edges {
+                if e.dst == row.id {
+                    total += 1;
+                    if incoming.len() < 50 {
+                        incoming.push((path.clone(), e));
+                    }
+                }
+                if file_id == row.file_id && e.src == row.id && references.len() < 50 {
+                    references.push(e);
+                }
+            }
+        }
+        for (path, e) in incoming {
+            let (symbol, symbol_line) = if e.src == 0 {
+                (None, 1)
+            } else {
+                match name_of(e.src)? {
+                    Some((_, q, l)) => (Some(q), l),
+                    None => (None, 1),
+                }
+            };
+            referenced_by.push(Reference {
+                symbol_path: path.clone(),
+                path,
+                line: e.line,
+                symbol,
+                symbol_line,
+                kind: e.kind,
+                how: e.how,
+                weight: 1.0 / f64::from(e.k.max(1)),
+            });
+        }
+        let references = references
+            .into_iter()
+            .map(|e| {
+                Ok(name_of(e.dst)?.map(|(path, q, l)| Reference {
+                    path: row.path.clone(),
+                    line: e.line,
+                    symbol: Some(q),
+                    symbol_path: path,
+                    symbol_line: l,
+                    kind: e.kind,
+                    how: e.how,
+                    weight: 1.0 / f64::from(e.k.max(1)),
+                }))
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(SymbolSource {
+            path: row.path.clone(),
+            kind: Some(row.kind),
+            qualname: row.qualname.clone(),
+            signature: row.signature.clone(),
+            start_line: row.decorated_line,
+            end_line: row.end_line,
+            source,
+            referenced_by,
+            referenced_by_total: total,
+            references,
+            others: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,249 @@
+//! The SQLite file: schema, version check, pragmas, and rebuilding what cannot be trusted.
+//!
+//! The index lives at `ROOT/.cast/index.sqlite` (the folder holds a `.gitignore` of `*`). It is
+//! opened in WAL mode so readers keep reading while one writer refreshes. The file carries an
+//! application id and a schema version (`PRAGMA application_id`, `PRAGMA user_version`); a file
+//! with another version, a foreign file, a corrupt file or an unfinished build is rebuilt from
+//! scratch, never trusted.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
+
+use crate::{AnalyzerError, Result};
+
+/// Bumped whenever the tables or the blob encodings change.
+pub const SCHEMA_VERSION: i64 = 1;
+/// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
+const APPLICATION_ID: i64 = 0x4341_5354;
+
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
+CREATE TABLE files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash BLOB NOT NULL,
+    language TEXT,
+    line_count INTEGER NOT NULL DEFAULT 0,
+    description TEXT,
+    flags INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    iface BLOB,
+    imports BLOB,
+    refs BLOB,
+    edges BLOB,
+    deps BLOB
+);
+CREATE TABLE symbols(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    ord INTEGER NOT NULL,
+    parent_id INTEGER,
+    kind INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    docstring TEXT,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    decorated_line INTEGER NOT NULL,
+    header_end_line INTEGER NOT NULL,
+    doc_start INTEGER,
+    doc_end INTEGER,
+    decorators TEXT,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL
+);
+CREATE INDEX symbols_file ON symbols(file_id, ord);
+CREATE INDEX symbols_name ON symbols(name);
+";
+
+/// Flags stored per file.
+pub(crate) const FLAG_SYNTAX_ERRORS: i64 = 1;
+pub(crate) const FLAG_LOSSY: i64 = 2;
+pub(crate) const FLAG_SKIPPED: i64 = 4;
+
+/// Where the index of `root` lives by default.
+pub fn default_db_path(root: &Path) -> PathBuf {
+    root.join(".cast").join("index.sqlite")
+}
+
+pub(crate) fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> AnalyzerError + '_ {
+    move |source| AnalyzerError::Db {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Whether an SQLite error means the file cannot be trusted (corrupt, or not a database).
+pub(crate) fn is_corruption(err: &rusqlite::Error) -> bool {
+    matches!(
+        err.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
+}
+
+/// Creates `.cast/` with its `.gitignore` when the database goes there.
+fn prepare_folder(db: &Path) -> Result<()> {
+    let Some(dir) = db.parent() else {
+        return Ok(());
+    };
+    if dir.as_os_str().is_empty() {
+        return Ok(());
+    }
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(|source| AnalyzerError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let ignore = dir.join(".gitignore");
+    if (created || dir.file_name().is_some_and(|n| n == ".cast")) && !ignore.exists() {
+        std::fs::write(&ignore, "*\n").map_err(|source| AnalyzerError::CreateDir {
+            path: ignore.clone(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+fn connect(db: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(db)?;
+    conn.busy_timeout(Duration::from_secs(300))?;
+    // WAL: readers never block the writer nor the other way round. NORMAL sync is durable
+    // across application crashes; after a power loss the last refresh may be lost, which a
+    // later refresh repairs.
+    let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    conn.execute_batch(
+        "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
+    )?;
+    Ok(conn)
+}
+
+/// What the file held when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum State {
+    /// A complete index of this schema version.
+    Ready,
+    /// Nothing usable: a new file, another version, a foreign or unfinished one.
+    Empty,
+}
+
+fn state(conn: &Connection) -> rusqlite::Result<State> {
+    let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if app != APPLICATION_ID || version != SCHEMA_VERSION {
+        return Ok(State::Empty);
+    }
+    let complete: Option<String> = conn
+        .query_row(
+            "SELECT CAST(value AS TEXT) FROM meta WHERE key = 'complete'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(if complete.as_deref() == Some("1") {
+        State::Ready
+    } else {
+        State::Empty
+    })
+}
+
+/// Opens (or creates) the database and says whether it holds a complete index.
+pub(crate) fn open(db: &Path) -> Result<(Connection, State)> {
+    prepare_folder(db)?;
+    let attempt = || -> rusqlite::Result<(Connection, State)> {
+        let conn = connect(db)?;
+        let st = state(&conn)?;
+        Ok((conn, st))
+    };
+    match attempt() {
+        Ok(ok) => Ok(ok),
+        Err(err) if is_corruption(&err) => {
+            remove_files(db);
+            attempt().map_err(db_err(db))
+        }
+        Err(err) => Err(db_err(db)(err)),
+    }
+}
+
+/// Deletes a database that cannot be trusted, with its WAL and shared-memory files.
+pub(crate) fn remove_files(db: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+/// Drops whatever the file holds and creates the current schema. Runs inside the caller's
+/// write transaction.
+pub(crate) fn reset(conn: &Connection) -> rusqlite::Result<()> {
+    let tables: Vec<(String, String)> = {
+        let mut stmt = conn.prepare(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table','index','view','trigger') AND name NOT LIKE 'sqlite_%'",
+        )?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for (kind, name) in tables {
+        if kind == "table" || kind == "view" {
+            conn.execute_batch(&format!(
+                "DROP {} IF EXISTS \"{}\"",
+                kind.to_uppercase(),
+                name.replace('"', "\"\"")
+            ))?;
+        }
+    }
+    conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(&format!(
+        "PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION};"
+    ))?;
+    Ok(())
+}
+
+pub(crate) fn set_meta(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+        r.get::<_, Vec<u8>>(0)
+    })
+    .optional()
+}
+
+pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
+    state(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_foreign_or_garbage_file_is_rebuilt_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(".cast/index.sqlite");
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        std::fs::write(&db, b"this is not a database at all, just some bytes....").unwrap();
+        let (conn, st) = open(&db).unwrap();
+        assert_eq!(st, State::Empty);
+        drop(conn);
+        assert!(dir.path().join(".cast/.gitignore").exists());
+
+        // Another SQLite file (another schema version) is not trusted either.
+        remove_files(&db);
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB); INSERT INTO meta VALUES ('complete', '1'); PRAGMA user_version=99;").unwrap();
+        drop(conn);
+        let (_conn, st) = open(&db).unwrap();
+        assert_eq!(st, State::Empty);
+    }
+}

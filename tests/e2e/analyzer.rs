@@ -1,0 +1,180 @@
+//! `cast index`, `map`, `skeleton`, `show` and `find` on the project fixture.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::support::{cast, fixtures, json_lines};
+
+/// A copy of tests/fixtures/project (the index writes `.cast/` into its root).
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("project"), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn index_builds_then_refreshes_and_reports() {
+    let dir = project();
+    cast()
+        .arg("index")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("indexed 4 files (4 added"));
+    assert!(dir.path().join(".cast/index.sqlite").exists());
+    let out = cast()
+        .args(["index", "--json"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let report = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(report["cold"], false);
+    assert_eq!(report["unchanged"], 4);
+    assert!(report["edges"].as_u64().unwrap() >= 3);
+}
+
+#[test]
+fn map_shows_files_descriptions_and_ranked_symbols() {
+    let dir = project();
+    cast()
+        .arg("map")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cart.py — Shopping carts. → shop/pricing.py"))
+        .stdout(predicate::str::contains("def price_of(sku: str) -> Decimal"));
+    let out = cast()
+        .args(["map", "--json", "--budget", "500"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let lines = json_lines(&out.get_output().stdout);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["summary"], true);
+    assert!(summary["tokens"].as_u64().unwrap() <= 500);
+    assert!(lines.iter().any(|l| l["path"] == "shop/pricing.py"));
+}
+
+#[test]
+fn map_with_a_trace_prunes_files_that_never_ran() {
+    let dir = project();
+    let trace = dir.path().join("run.jsonl");
+    std::fs::write(
+        &trace,
+        "{\"event\":\"call\",\"file\":\"shop/pricing.py\",\"function\":\"price_of\",\"count\":4}\n{\"event\":\"error\",\"file\":\"shop/pricing.py\",\"line\":9,\"message\":\"KeyError: 'kiwi'\"}\n",
+    )
+    .unwrap();
+    cast()
+        .arg("map")
+        .arg(dir.path())
+        .arg("--trace")
+        .arg(&trace)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("def price_of(sku: str) -> Decimal  [ran 4×]"))
+        .stdout(predicate::str::contains("return PRICES[sku]  [ERROR: KeyError: 'kiwi']"))
+        .stdout(predicate::str::contains("cart.py").not());
+    std::fs::write(&trace, "{\"file\": \"a.py\"}\nnot json\n").unwrap();
+    cast()
+        .arg("map")
+        .arg(dir.path())
+        .arg("--trace")
+        .arg(&trace)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 2"));
+}
+
+#[test]
+fn skeleton_prefixes_original_lines_and_elides_bodies() {
+    let file = fixtures().join("project/shop/cart.py");
+    cast()
+        .arg("skeleton")
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(Line 4) from .pricing import price_of, apply_discount\n"))
+        .stdout(predicate::str::contains("(Line 7) class Cart:\n(Line 8)     \"\"\"A cart holding items and their quantities.\"\"\"\n"))
+        .stdout(predicate::str::contains("(Line 10)     def __init__(self): ...\n"))
+        .stdout(predicate::str::contains("self.items").not());
+    let out = cast()
+        .args(["skeleton", "--json"])
+        .arg(fixtures().join("project"))
+        .assert()
+        .success();
+    let files = json_lines(&out.get_output().stdout);
+    assert_eq!(files.len(), 4);
+    cast().args(["skeleton", "nope.py"]).assert().code(2);
+}
+
+#[test]
+fn show_prints_source_and_references_or_exits_1() {
+    let dir = project();
+    cast()
+        .args(["show", "price_of", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("shop/pricing.py:7-9 function price_of"))
+        .stdout(predicate::str::contains("9 |     return PRICES[sku]"))
+        .stdout(predicate::str::contains("shop/cart.py:19  Cart.total"));
+    cast()
+        .args(["show", "shop/cart.py:15", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("method Cart.add"));
+    cast()
+        .args(["show", "no_such_symbol", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cast find"));
+}
+
+#[test]
+fn find_ranks_symbols_and_shows_scores_in_json() {
+    let dir = project();
+    let out = cast()
+        .args(["find", "discount code", "--json", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let hits = json_lines(&out.get_output().stdout);
+    assert_eq!(hits[0]["qualname"], "apply_discount");
+    assert_eq!(hits[0]["kind"], "symbol");
+    for dim in ["name", "signature", "docstring", "content", "rank", "total"] {
+        assert!(hits[0]["scores"][dim].is_number(), "{dim}");
+    }
+    cast()
+        .args(["find", "zzqqxx", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout("");
+}
+
+#[test]
+fn analysis_commands_explain_themselves() {
+    for cmd in ["index", "map", "skeleton", "show", "find"] {
+        cast()
+            .args([cmd, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Examples"));
+    }
+}
