@@ -3,7 +3,9 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod apply;
 mod analyzer;
+mod apply;
 mod support;
 mod symbols;
+mod mcp;
+mod tools;

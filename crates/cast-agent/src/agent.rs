@@ -110,6 +110,24 @@ pub struct RunOutcome {
     pub history: Vec<HistoryEntry>,
     pub changed_files: Vec<String>,
     pub usage: Usage,
+    /// Where the run's time went.
+    pub timings: Timings,
+}
+
+/// Wall time of a run, split into waiting for the model, running tools, and the rest (the
+/// agent's own work: building requests, parsing answers, history, events).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timings {
+    pub total: std::time::Duration,
+    pub model: std::time::Duration,
+    pub tools: std::time::Duration,
+}
+
+impl Timings {
+    /// Everything but waiting for the model and running tools.
+    pub fn agent(&self) -> std::time::Duration {
+        self.total.saturating_sub(self.model + self.tools)
+    }
 }
 
 /// The agent: a model, a tool registry over one workspace, and a system prompt.
@@ -239,6 +257,8 @@ impl Agent {
         let mut response = None;
         let mut stop = Stop::StepLimit(self.config.max_steps);
         let mut steps = 0;
+        let started = std::time::Instant::now();
+        let mut timings = Timings::default();
         'steps: for step in 1..=self.config.max_steps {
             steps = step;
             let request = ChatRequest {
@@ -248,7 +268,10 @@ impl Agent {
                 max_tokens: None,
                 temperature: None,
             };
-            let answer = match self.llm.chat(&request, &mut |_| {}).await {
+            let asked = std::time::Instant::now();
+            let answer = self.llm.chat(&request, &mut |_| {}).await;
+            timings.model += asked.elapsed();
+            let answer = match answer {
                 Ok(answer) => answer,
                 Err(err) => {
                     stop = Stop::ModelError(err.to_string());
@@ -319,7 +342,12 @@ impl Agent {
                         ));
                         CallOutcome::error("This identical call was already made; stopping.")
                     }
-                    Ok(args) => self.execute(call, args).await,
+                    Ok(args) => {
+                        let ran = std::time::Instant::now();
+                        let outcome = self.execute(call, args).await;
+                        timings.tools += ran.elapsed();
+                        outcome
+                    }
                 };
                 if let Some(diff) = outcome.data.get("diff").and_then(Value::as_str)
                     && outcome.status == "ok"
@@ -385,6 +413,10 @@ impl Agent {
             history,
             changed_files: changed,
             usage,
+            timings: Timings {
+                total: started.elapsed(),
+                ..timings
+            },
         }
     }
 
@@ -393,7 +425,16 @@ impl Agent {
         let registry = Arc::clone(&self.registry);
         let ctx = Arc::clone(&self.ctx);
         let name = call.name.clone();
-        match tokio::task::spawn_blocking(move || registry.call(&ctx, &name, args)).await {
+        let work = move || {
+            if name == crate::llm::text::FILE_EDITS {
+                // The text protocol's <file-edit> answer: the whole reply is the edit.
+                let reply = args.get("reply").and_then(Value::as_str).unwrap_or_default();
+                cast_tools::tools::apply_file_edits(&ctx, reply)
+            } else {
+                registry.call(&ctx, &name, args)
+            }
+        };
+        match tokio::task::spawn_blocking(work).await {
             Ok(result) => CallOutcome::from_tool(result),
             Err(join) => CallOutcome::error(format!("the tool crashed: {join}")),
         }

@@ -17,6 +17,6 @@ pub mod memory;
 pub mod prompt;
 pub mod testing;
 
-pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop};
+pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop, Timings};
 
 pub use cast_tools;

@@ -170,9 +170,17 @@ fn a_command_then_finish_carries_history_and_ties_results_to_calls() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["finish", "run_command"]);
+    for name in ["read_file", "grep_search", "edit_file", "finish", "run_command"] {
+        assert!(tools.contains(&name), "{name} missing from {tools:?}");
+    }
+    let command = first.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "run_command")
+        .unwrap();
     assert_eq!(
-        first.body["tools"][1]["function"]["parameters"]["required"],
+        command["function"]["parameters"]["required"],
         json!(["command"])
     );
     assert_eq!(first.body["messages"][0]["role"], "system");
@@ -380,7 +388,13 @@ fn the_same_run_through_anthropic() {
     assert_eq!(requests[0].header("x-api-key"), Some("test-key"));
     assert_eq!(requests[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(requests[0].body["system"], "You are a test agent.");
-    assert_eq!(requests[0].body["tools"][1]["name"], "run_command");
+    let command = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "run_command")
+        .unwrap();
+    assert_eq!(command["input_schema"]["required"], json!(["command"]));
     let second = &requests[1].body["messages"];
     assert_eq!(second[1]["content"][1]["type"], "tool_use");
     assert_eq!(second[1]["content"][1]["id"], "toolu_1");
@@ -497,4 +511,172 @@ fn a_wrong_key_and_an_unknown_model_are_named() {
         message.contains("is not known") && message.contains("--model"),
         "{message}"
     );
+}
+
+// ---- Whole runs with the real tools: explore, edit, recover from a refused edit. ----
+
+/// One scripted model turn: call id, the model's reasoning, the tool and its arguments.
+type Turn = (&'static str, &'static str, &'static str, Value);
+
+fn scripted(api: &Api, turns: Vec<Turn>) -> Vec<Reply> {
+    turns
+        .into_iter()
+        .map(|(id, reason, name, args)| match api {
+            Api::OpenAi { stream: false } => Reply::openai_call(id, reason, name, args),
+            Api::OpenAi { stream: true } => Reply::openai_stream_call(id, reason, name, args),
+            Api::Anthropic => Reply::anthropic_call(id, reason, name, args),
+            Api::Text => Reply::text_call(reason, name, args),
+        })
+        .collect()
+}
+
+const PRICING: &str = "\"\"\"Prices and discounts.\"\"\"\nPRICES = {\"apple\": 0.5, \"pear\": 0.75}\n\n\ndef price_of(sku):\n    \"\"\"The unit price of a product.\"\"\"\n    return PRICES[sku]\n\n\ndef apply_discount(amount, code):\n    \"\"\"Take 10% off with the code SAVE10.\"\"\"\n    if code == \"SAVE10\":\n        return amount * 0.9\n    return amount\n";
+
+fn shop() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shop")).unwrap();
+    std::fs::write(dir.path().join("shop/pricing.py"), PRICING).unwrap();
+    std::fs::write(
+        dir.path().join("shop/cart.py"),
+        "from .pricing import price_of\n\n\ndef total(items):\n    return sum(price_of(s) * q for s, q in items)\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn explore_and_edit_turns() -> Vec<Turn> {
+    vec![
+        ("c1", "I look at the project.", "list_dir", json!({"relative_workspace_path": ".", "explanation": "orient"})),
+        ("c2", "Where are discounts?", "grep_search", json!({"query": "def apply_\\w+", "explanation": "find discounts"})),
+        ("c3", "Read it.", "read_file", json!({"target_file": "shop/pricing.py", "explanation": "see the code", "start_line": 10, "end_line": 14})),
+        ("c4", "Add WELCOME with a lazy edit.", "edit_file", json!({
+            "target_file": "shop/pricing.py",
+            "instructions": "I accept the WELCOME code too",
+            "code_edit": "# ... existing code ...\n    \"\"\"Take 10% off with the code SAVE10.\"\"\"\n    if code in (\"SAVE10\", \"WELCOME\"):\n        return amount * 0.9\n    return amount\n"
+        })),
+        ("c5", "Now make unknown products cost 0.", "search_replace", json!({
+            "target_file": "shop/pricing.py",
+            "diff": "------- SEARCH\n    return PRICES[sku_name]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
+        })),
+        ("c6", "My SEARCH was wrong; copy the line as it is.", "search_replace", json!({
+            "target_file": "shop/pricing.py",
+            "diff": "------- SEARCH\n    return PRICES[sku]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
+        })),
+        ("c7", "Done.", "finish", json!({"response": "WELCOME is accepted and unknown products cost 0."})),
+    ]
+}
+
+const EXPECTED_PRICING: &str = "\"\"\"Prices and discounts.\"\"\"\nPRICES = {\"apple\": 0.5, \"pear\": 0.75}\n\n\ndef price_of(sku):\n    \"\"\"The unit price of a product.\"\"\"\n    return PRICES.get(sku, 0)\n\n\ndef apply_discount(amount, code):\n    \"\"\"Take 10% off with the code SAVE10.\"\"\"\n    if code in (\"SAVE10\", \"WELCOME\"):\n        return amount * 0.9\n    return amount\n";
+
+/// The checks every provider's run must pass: the files, the history, the events.
+fn check_explore_and_edit(dir: &std::path::Path, outcome: &RunOutcome, events: &[Event]) {
+    assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("shop/pricing.py")).unwrap(),
+        EXPECTED_PRICING
+    );
+    let tools: Vec<&str> = outcome.history.iter().map(|h| h.tool.as_str()).collect();
+    assert_eq!(
+        tools,
+        ["list_dir", "grep_search", "read_file", "edit_file", "search_replace", "search_replace", "finish"]
+    );
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    assert_eq!(statuses, ["ok", "ok", "ok", "ok", "refused", "ok", "ok"]);
+    assert!(outcome.history[0].result.contains("pricing.py"), "{}", outcome.history[0].result);
+    assert!(outcome.history[1].result.contains("10:def apply_discount"), "{}", outcome.history[1].result);
+    assert!(outcome.history[2].result.contains("12 |     if code == \"SAVE10\":"), "{}", outcome.history[2].result);
+    // The refusal tells the model what it needs: the file is unchanged and the closest line.
+    let refusal = &outcome.history[4].result;
+    assert!(refusal.contains("unchanged") && refusal.contains("return PRICES[sku]"), "{refusal}");
+    assert_eq!(outcome.changed_files, ["shop/pricing.py"]);
+    let edits: Vec<Value> = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|e| e["event"] == "edit")
+        .collect();
+    assert_eq!(edits.len(), 2, "one edit event per applied edit");
+    assert!(edits[0]["diff"].as_str().unwrap().contains("+    if code in (\"SAVE10\", \"WELCOME\"):"), "{:?}", edits[0]);
+}
+
+#[test]
+fn explore_edit_and_recover_through_openai() {
+    let dir = shop();
+    let server = ScriptedServer::start(scripted(&Api::OpenAi { stream: false }, explore_and_edit_turns()));
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 20),
+        "Accept the WELCOME code and price unknown products at 0.",
+    );
+    check_explore_and_edit(dir.path(), &outcome, &events);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 7);
+    // Every request offers the tools; each result is tied to its call id; history grows.
+    for (i, r) in requests.iter().enumerate() {
+        assert!(r.body["tools"].as_array().unwrap().len() >= 16);
+        let results = tool_results(&r.body);
+        assert_eq!(results.len(), i);
+        for (j, (id, _)) in results.iter().enumerate() {
+            assert_eq!(id, &format!("c{}", j + 1));
+        }
+    }
+    let last = tool_results(&requests[6].body);
+    assert!(last[4].1.contains("unchanged"), "the refusal reached the model: {}", last[4].1);
+}
+
+#[test]
+fn explore_edit_and_recover_through_openai_streaming() {
+    let dir = shop();
+    let server = ScriptedServer::start(scripted(&Api::OpenAi { stream: true }, explore_and_edit_turns()));
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: true }, 20),
+        "Accept the WELCOME code and price unknown products at 0.",
+    );
+    check_explore_and_edit(dir.path(), &outcome, &events);
+}
+
+#[test]
+fn explore_edit_and_recover_through_anthropic() {
+    let dir = shop();
+    let server = ScriptedServer::start(scripted(&Api::Anthropic, explore_and_edit_turns()));
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::Anthropic, 20),
+        "Accept the WELCOME code and price unknown products at 0.",
+    );
+    check_explore_and_edit(dir.path(), &outcome, &events);
+    let last = &server.requests()[6].body["messages"];
+    let results: Vec<&Value> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|c| c["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 6);
+    assert_eq!(results[4]["tool_use_id"], "c5");
+}
+
+#[test]
+fn explore_edit_and_recover_through_the_text_protocol() {
+    let dir = shop();
+    let server = ScriptedServer::start(scripted(&Api::Text, explore_and_edit_turns()));
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::Text, 20),
+        "Accept the WELCOME code and price unknown products at 0.",
+    );
+    check_explore_and_edit(dir.path(), &outcome, &events);
+}
+
+#[test]
+fn file_edit_replies_in_the_text_protocol_edit_several_files() {
+    let dir = shop();
+    let reply = "I change both files.\n<file-edit filePath=\"shop/pricing.py\">\n------- SEARCH\n    return PRICES[sku]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n</file-edit>\n<file-edit filePath=\"shop/cart.py\">\n------- SEARCH\ndef total(items):\n=======\ndef total(items):\n    \"\"\"The price of all items.\"\"\"\n+++++++ REPLACE\n</file-edit>\n";
+    let server = ScriptedServer::start(vec![
+        Reply::openai_text(reply),
+        Reply::text_call("Done.", "finish", json!({"response": "both edited"})),
+    ]);
+    let (outcome, _) = run(&agent(&server, dir.path(), Api::Text, 5), "edit");
+    assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
+    assert_eq!(outcome.history[0].tool, "file_edits");
+    assert_eq!(outcome.history[0].status, "ok", "{}", outcome.history[0].result);
+    assert!(std::fs::read_to_string(dir.path().join("shop/pricing.py")).unwrap().contains("PRICES.get(sku, 0)"));
+    assert!(std::fs::read_to_string(dir.path().join("shop/cart.py")).unwrap().contains("The price of all items"));
 }

@@ -88,9 +88,14 @@ pub enum Progress {
     /// Listing and statting files.
     Walking,
     /// Reading and parsing changed files.
-    Parsing { done: usize, total: usize },
+    Parsing {
+        done: usize,
+        total: usize,
+    },
     /// Resolving references of this many files.
-    Resolving { files: usize },
+    Resolving {
+        files: usize,
+    },
     Ranking,
 }
 
@@ -317,13 +322,20 @@ impl Writer<'_> {
 
     /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
     /// edges from other files into this one stay valid).
-    fn write_symbols(&self, file_id: i64, parsed: Option<&ParsedFile>, fresh: bool) -> rusqlite::Result<()> {
+    fn write_symbols(
+        &self,
+        file_id: i64,
+        parsed: Option<&ParsedFile>,
+        fresh: bool,
+    ) -> rusqlite::Result<()> {
         let mut old: HashMap<(String, u32), i64> = HashMap::new();
         if !fresh {
             let mut stmt = self
                 .conn
                 .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id=?1 ORDER BY ord")?;
-            let rows = stmt.query_map([file_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            let rows = stmt.query_map([file_id], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })?;
             let mut seen: HashMap<String, u32> = HashMap::new();
             for row in rows {
                 let (id, q) = row?;
@@ -380,7 +392,9 @@ impl Writer<'_> {
                 }
             }
         }
-        let mut delete = self.conn.prepare_cached("DELETE FROM symbols WHERE id=?1")?;
+        let mut delete = self
+            .conn
+            .prepare_cached("DELETE FROM symbols WHERE id=?1")?;
         for id in old.into_values() {
             delete.execute([id])?;
         }
@@ -627,9 +641,13 @@ impl Index {
                     Outcome::Touched => {
                         report.touched += 1;
                         if let Some(p) = prev {
-                            conn.prepare_cached("UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3")
-                                .and_then(|mut s| s.execute(params![item.size as i64, item.mtime_ns, p.id]))
-                                .map_err(&err)?;
+                            conn.prepare_cached(
+                                "UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3",
+                            )
+                            .and_then(|mut s| {
+                                s.execute(params![item.size as i64, item.mtime_ns, p.id])
+                            })
+                            .map_err(&err)?;
                         }
                     }
                     Outcome::Parsed { hash, file, blobs } => {
@@ -642,7 +660,13 @@ impl Index {
                             structure_changed = true;
                         }
                         let id = writer
-                            .upsert_file(prev.map(|p| p.id), item, &hash, Some((&file, &blobs)), None)
+                            .upsert_file(
+                                prev.map(|p| p.id),
+                                item,
+                                &hash,
+                                Some((&file, &blobs)),
+                                None,
+                            )
                             .map_err(&err)?;
                         writer
                             .write_symbols(id, Some(&file), prev.is_none())
@@ -650,14 +674,18 @@ impl Index {
                         parsed_ids.push(id);
                     }
                     Outcome::Skipped { hash, reason } => {
-                        report.warnings.push(format!("skipped {}: {reason}", item.rel));
+                        report
+                            .warnings
+                            .push(format!("skipped {}: {reason}", item.rel));
                         if prev.is_some_and(|p| p.iface.is_some()) || prev.is_none() {
                             structure_changed = true;
                         }
                         let id = writer
                             .upsert_file(prev.map(|p| p.id), item, &hash, None, Some(&reason))
                             .map_err(&err)?;
-                        writer.write_symbols(id, None, prev.is_none()).map_err(&err)?;
+                        writer
+                            .write_symbols(id, None, prev.is_none())
+                            .map_err(&err)?;
                     }
                 }
             }
@@ -669,7 +697,8 @@ impl Index {
         if report.deleted > 0 {
             structure_changed = true;
         }
-        report.skipped = count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
+        report.skipped =
+            count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
         report.files = count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?;
 
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
@@ -784,9 +813,8 @@ pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
     let mut blobs: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
     {
-        let mut stmt = conn.prepare(
-            "SELECT id, path, language, imports, edges, deps FROM files ORDER BY id",
-        )?;
+        let mut stmt =
+            conn.prepare("SELECT id, path, language, imports, edges, deps FROM files ORDER BY id")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
@@ -840,7 +868,9 @@ fn load_refs(
             continue;
         };
         let blob: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?.flatten();
-        let refs = blob.and_then(|b| codec::decode_refs(&b)).unwrap_or_default();
+        let refs = blob
+            .and_then(|b| codec::decode_refs(&b))
+            .unwrap_or_default();
         out.push((f, refs));
     }
     Ok(out)

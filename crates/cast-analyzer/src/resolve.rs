@@ -175,16 +175,91 @@ pub(crate) struct Catalog {
 }
 
 const BUILTINS: &[&str] = &[
-    "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray",
-    "bytes", "callable", "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir",
-    "divmod", "enumerate", "eval", "exec", "filter", "float", "format", "frozenset", "getattr",
-    "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
-    "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
-    "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed",
-    "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
-    "tuple", "type", "vars", "zip", "__import__", "Exception", "BaseException", "ValueError",
-    "TypeError", "KeyError", "IndexError", "AttributeError", "RuntimeError", "OSError",
-    "NotImplementedError", "StopIteration", "ImportError", "LookupError", "AssertionError",
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "__import__",
+    "Exception",
+    "BaseException",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "AttributeError",
+    "RuntimeError",
+    "OSError",
+    "NotImplementedError",
+    "StopIteration",
+    "ImportError",
+    "LookupError",
+    "AssertionError",
 ];
 
 /// `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
@@ -212,7 +287,10 @@ fn common_dirs(a: &str, b: &str) -> usize {
 enum Bind {
     Sym(u32),
     /// A module by its dotted name; `exact` when it is a full path from the root.
-    Module { name: String, exact: bool },
+    Module {
+        name: String,
+        exact: bool,
+    },
     Nothing,
 }
 
@@ -231,13 +309,23 @@ impl Catalog {
         self.names.get(s).copied()
     }
 
-    pub(crate) fn add_file(&mut self, id: i64, rel: &str, python: bool, imports: Vec<Import>) -> u32 {
+    pub(crate) fn add_file(
+        &mut self,
+        id: i64,
+        rel: &str,
+        python: bool,
+        imports: Vec<Import>,
+    ) -> u32 {
         let idx = self.files.len() as u32;
         self.files.push(CatFile {
             id,
             rel: rel.to_owned(),
             python,
-            module: if python { module_of(rel) } else { String::new() },
+            module: if python {
+                module_of(rel)
+            } else {
+                String::new()
+            },
             imports,
             ..CatFile::default()
         });
@@ -295,7 +383,10 @@ impl Catalog {
             }
             let mut rest = f.module.as_str();
             loop {
-                self.module_suffix.entry(rest.to_owned()).or_default().push(i);
+                self.module_suffix
+                    .entry(rest.to_owned())
+                    .or_default()
+                    .push(i);
                 match rest.find('.') {
                     Some(dot) => rest = &rest[dot + 1..],
                     None => break,
@@ -427,10 +518,7 @@ impl Catalog {
             } else {
                 base.split('.').next().unwrap_or("").to_owned()
             };
-            return Bind::Module {
-                name: bound,
-                exact,
-            };
+            return Bind::Module { name: bound, exact };
         };
         let sub = if base.is_empty() {
             name.to_owned()
@@ -626,13 +714,17 @@ impl Catalog {
 
     /// Resolves one file's references. With `inherit_only`, only base classes (the first pass,
     /// so that `self.m()` can then look into bases).
-    pub(crate) fn resolve_refs(&self, file: u32, refs: &[Reference], inherit_only: bool) -> Vec<Edge> {
+    pub(crate) fn resolve_refs(
+        &self,
+        file: u32,
+        refs: &[Reference],
+        inherit_only: bool,
+    ) -> Vec<Edge> {
         let f = &self.files[file as usize];
         let mut out = Vec::new();
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::new();
-        let mut receivers: HashMap<(Option<u32>, &str, &str), Option<(u32, How)>> =
-            HashMap::new();
+        let mut receivers: HashMap<(Option<u32>, &str, &str), Option<(u32, How)>> = HashMap::new();
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
                 continue;
@@ -799,7 +891,10 @@ impl Catalog {
         let mut out = Vec::with_capacity(f.edges.len() * 8);
         put_varint(&mut out, f.edges.len() as u64);
         for e in &f.edges {
-            put_varint(&mut out, e.src.map_or(0, |s| self.syms[s as usize].id as u64));
+            put_varint(
+                &mut out,
+                e.src.map_or(0, |s| self.syms[s as usize].id as u64),
+            );
             put_varint(&mut out, self.syms[e.dst as usize].id as u64);
             out.push(e.how.code() << 4 | ref_kind_code(e.kind));
             put_varint(&mut out, u64::from(e.k));
@@ -861,7 +956,6 @@ impl Catalog {
         }
         r.at_end().then_some(out)
     }
-
 }
 
 #[cfg(test)]

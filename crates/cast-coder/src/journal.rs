@@ -29,6 +29,9 @@ pub struct JournalFile {
     /// The blob holding the old bytes, inside the entry's folder.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub old_blob: Option<String>,
+    /// The change set deleted the file (undo writes it back).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub deleted: bool,
 }
 
 /// One change set in the journal.
@@ -49,6 +52,8 @@ pub(crate) struct Pending<'a> {
     pub path: &'a Path,
     pub old: Option<&'a [u8]>,
     pub new: &'a [u8],
+    /// The change deletes the file (`new` is then empty and unused).
+    pub deleted: bool,
 }
 
 /// The journal of one workspace root.
@@ -151,6 +156,7 @@ impl Journal {
                 existed: c.old.is_some(),
                 new_hash: hash(c.new),
                 old_blob,
+                deleted: c.deleted,
             });
         }
         let mut id = self.ids()?.last().map_or(1, |l| l + 1);
@@ -208,13 +214,20 @@ impl Journal {
         let meta = self.entry_dir(id).join("entry.json");
         let bytes = fs::read(&meta).map_err(|e| CoderError::io(&meta, e))?;
         serde_json::from_slice(&bytes).map_err(|e| {
-            self.journal_error(&meta, format!("unreadable entry ({e}); delete the folder to drop it"))
+            self.journal_error(
+                &meta,
+                format!("unreadable entry ({e}); delete the folder to drop it"),
+            )
         })
     }
 
     /// Entries, newest first.
     pub fn list(&self) -> Result<Vec<JournalEntry>, CoderError> {
-        self.ids()?.into_iter().rev().map(|id| self.load(id)).collect()
+        self.ids()?
+            .into_iter()
+            .rev()
+            .map(|id| self.load(id))
+            .collect()
     }
 
     /// Restores the newest entry's files and removes it. Refuses (changing nothing) when a
@@ -236,7 +249,11 @@ impl Journal {
                 None => None,
             };
             let current = read_optional(&path)?;
-            let as_written = current.as_deref().map(hash).as_deref() == Some(f.new_hash.as_str());
+            let as_written = if f.deleted {
+                current.is_none()
+            } else {
+                current.as_deref().map(hash).as_deref() == Some(f.new_hash.as_str())
+            };
             let already = current == old;
             if !as_written && !already && !force {
                 return Err(CoderError::Undo(format!(

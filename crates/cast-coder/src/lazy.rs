@@ -37,9 +37,18 @@ pub fn is_marker(line: &str) -> bool {
         return false;
     };
     let body = body.to_lowercase();
-    ["existing", "unchanged", "rest of", "remaining", "other ", "previous", "same as before", "keep"]
-        .iter()
-        .any(|k| body.contains(k))
+    [
+        "existing",
+        "unchanged",
+        "rest of",
+        "remaining",
+        "other ",
+        "previous",
+        "same as before",
+        "keep",
+    ]
+    .iter()
+    .any(|k| body.contains(k))
 }
 
 struct Part {
@@ -174,7 +183,11 @@ pub(crate) fn plan(sketch: &str, text: &str) -> Result<String, Refusal> {
     }
     let deleted: usize = choices.iter().map(|c| c.deleted).sum();
     if let Some(largest) = choices.iter().max_by_key(|c| c.deleted) {
-        guard(deleted, n, LineRange::from_index(largest.start, largest.end - largest.start))?;
+        guard(
+            deleted,
+            n,
+            LineRange::from_index(largest.start, largest.end - largest.start),
+        )?;
     }
     let mut out = Vec::with_capacity(n + sketch_lines.len());
     let mut at = 0;
@@ -203,7 +216,13 @@ fn guard(deleted: usize, file_lines: usize, largest: LineRange) -> Result<(), Re
     Ok(())
 }
 
-fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize) -> Result<Choice, Refusal> {
+fn place(
+    part: &Part,
+    index: usize,
+    total: usize,
+    file: &[String],
+    cursor: usize,
+) -> Result<Choice, Refusal> {
     let lines = &part.lines;
     let m = lines.len();
     let n = file.len();
@@ -223,7 +242,9 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
         vec![0]
     };
     let ends: Vec<usize> = if part.open_end {
-        (cursor + 1..=n).filter(|&b| same(&file[b - 1], &lines[m - 1])).collect()
+        (cursor + 1..=n)
+            .filter(|&b| same(&file[b - 1], &lines[m - 1]))
+            .collect()
     } else {
         vec![n]
     };
@@ -232,7 +253,11 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
             format!(
                 "its first line {:?} is not in the file{}",
                 lines[0],
-                if cursor > 0 { " after the part before it" } else { "" }
+                if cursor > 0 {
+                    " after the part before it"
+                } else {
+                    ""
+                }
             ),
             Vec::new(),
         ));
@@ -242,7 +267,11 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
             format!(
                 "its last line {:?} is not in the file{}",
                 lines[m - 1],
-                if cursor > 0 { " after the part before it" } else { "" }
+                if cursor > 0 {
+                    " after the part before it"
+                } else {
+                    ""
+                }
             ),
             Vec::new(),
         ));
@@ -357,7 +386,13 @@ mod tests {
 
     #[test]
     fn markers_in_several_languages() {
-        for m in ["# ... existing code ...", "    // ... existing code ...", "<!-- ... existing code ... -->", "/* ... rest of the file unchanged */", "# … existing code …"] {
+        for m in [
+            "# ... existing code ...",
+            "    // ... existing code ...",
+            "<!-- ... existing code ... -->",
+            "/* ... rest of the file unchanged */",
+            "# … existing code …",
+        ] {
             assert!(is_marker(m), "{m}");
         }
         for not in ["# ...", "x = ...", "...", "# existing code"] {
@@ -401,6 +436,9 @@ mod tests {
         let text: String = (0..60).map(|i| format!("line {i}\n")).collect();
         let sketch = "line 0\nline 1 changed\n";
         let err = plan(sketch, &text).unwrap_err();
-        assert!(matches!(err.reason, Reason::LazyLargeDeletion { .. }), "{err:?}");
+        assert!(
+            matches!(err.reason, Reason::LazyLargeDeletion { .. }),
+            "{err:?}"
+        );
     }
 }

@@ -230,7 +230,11 @@ impl Refusal {
         Refusal { path: None, reason }
     }
 
-    pub(crate) fn malformed(format: Format, message: impl Into<String>, line: Option<usize>) -> Refusal {
+    pub(crate) fn malformed(
+        format: Format,
+        message: impl Into<String>,
+        line: Option<usize>,
+    ) -> Refusal {
         Refusal::new(Reason::Malformed {
             format,
             message: message.into(),
@@ -304,7 +308,10 @@ impl Display for Refusal {
                 let _ = write!(out, ": {message}");
             }
             Reason::NotText { detail } => {
-                let _ = write!(out, "The target {detail}; only UTF-8 text files can be edited.");
+                let _ = write!(
+                    out,
+                    "The target {detail}; only UTF-8 text files can be edited."
+                );
             }
             Reason::NoSuchFile => {
                 out.push_str(
@@ -353,7 +360,11 @@ impl Display for Refusal {
                      matches exactly one place.",
                     block_name(*block, *blocks),
                     list(locations),
-                    if *count > locations.len() { ", ..." } else { "" },
+                    if *count > locations.len() {
+                        ", ..."
+                    } else {
+                        ""
+                    },
                     if *tier == Tier::Exact {
                         String::new()
                     } else {

@@ -1,6 +1,7 @@
 //! Applying edits to files of a workspace: plan all, write all (atomically, journaled) or none.
 
 use std::collections::HashMap;
+use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
@@ -278,6 +279,7 @@ impl Coder {
                         path: &f.resolved,
                         old: f.old.as_deref(),
                         new: &f.new,
+                        deleted: false,
                     })
                     .collect();
                 Some(journal.record(&self.description, &pending)?)
@@ -324,6 +326,45 @@ impl Coder {
             )));
         }
         Ok(undone)
+    }
+
+    /// Deletes one file (not a folder, not through a symbolic link: a link is removed itself),
+    /// after recording its bytes in the journal so [`Coder::undo`] brings it back. Returns the
+    /// journal entry's id (`None` without a journal).
+    pub fn delete(&self, path: &Path) -> Result<Option<u64>, CoderError> {
+        let resolved = self.resolve(path);
+        let meta = fs::symlink_metadata(&resolved).map_err(|e| CoderError::io(&resolved, e))?;
+        if meta.is_dir() {
+            return Err(Refusal::new(Reason::NotText {
+                detail: "is a folder".to_owned(),
+            })
+            .with_path(path)
+            .into());
+        }
+        let old = if meta.file_type().is_symlink() {
+            None
+        } else {
+            Some(fs::read(&resolved).map_err(|e| CoderError::io(&resolved, e))?)
+        };
+        let entry = match (&self.journal, &old) {
+            (Some(journal), Some(old)) => Some(journal.record(
+                &self.description,
+                &[Pending {
+                    path: &resolved,
+                    old: Some(old),
+                    new: &[],
+                    deleted: true,
+                }],
+            )?),
+            _ => None,
+        };
+        if let Err(e) = fs::remove_file(&resolved) {
+            if let (Some(journal), Some(id)) = (&self.journal, entry) {
+                journal.discard(id);
+            }
+            return Err(CoderError::io(&resolved, e));
+        }
+        Ok(entry)
     }
 
     /// The journal's change sets, newest first.

@@ -18,7 +18,9 @@ fn version(tag: &str) -> String {
     // ~0.8 MB, so one write takes long enough to be interrupted.
     let mut s = format!("STATE = {tag:?}\n");
     for i in 0..15_000 {
-        s.push_str(&format!("line_{i} = compute({i}, {tag:?})  # padding padding\n"));
+        s.push_str(&format!(
+            "line_{i} = compute({i}, {tag:?})  # padding padding\n"
+        ));
     }
     s
 }
@@ -36,7 +38,9 @@ fn flip(coder: &Coder, from: &str, to: &str) {
 #[test]
 #[ignore = "run by crash::sigkill_never_truncates as a child process"]
 fn crash_child_writer() {
-    let Ok(dir) = std::env::var(CHILD_ENV) else { return };
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
     let coder = Coder::new(Path::new(&dir));
     loop {
         flip(&coder, "a", "b");
@@ -51,10 +55,16 @@ fn sigkill_never_truncates() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("big.py");
     let a = old.clone().into_bytes();
-    let b = old.replacen("STATE = \"a\"", "STATE = \"b\"", 1).into_bytes();
+    let b = old
+        .replacen("STATE = \"a\"", "STATE = \"b\"", 1)
+        .into_bytes();
     std::fs::write(&target, &a).unwrap();
     let exe = std::env::current_exe().unwrap();
-    let mut seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
     eprintln!("crash test seed {seed}");
     let mut seen_b = false;
     for round in 0..30 {
@@ -63,7 +73,13 @@ fn sigkill_never_truncates() {
         seed ^= seed << 17;
         let delay = Duration::from_millis(20 + seed % 700);
         let mut child = Command::new(&exe)
-            .args(["crash::crash_child_writer", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "crash::crash_child_writer",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -73,8 +89,12 @@ fn sigkill_never_truncates() {
         std::thread::sleep(delay);
         child.kill().unwrap(); // SIGKILL on Unix
         child.wait().unwrap();
-        let bytes = std::fs::read(&target)
-            .unwrap_or_else(|e| panic!("round {round}: target missing after SIGKILL at {:?}: {e}", start.elapsed()));
+        let bytes = std::fs::read(&target).unwrap_or_else(|e| {
+            panic!(
+                "round {round}: target missing after SIGKILL at {:?}: {e}",
+                start.elapsed()
+            )
+        });
         assert!(
             bytes == a || bytes == b,
             "round {round}: target holds {} bytes, neither version (killed after {delay:?})",
@@ -83,5 +103,7 @@ fn sigkill_never_truncates() {
         seen_b |= bytes == b;
     }
     // The child did get to write (otherwise the test proved nothing).
-    assert!(seen_b || std::fs::read_dir(dir.path().join(".cast/undo")).is_ok_and(|d| d.count() > 0));
+    assert!(
+        seen_b || std::fs::read_dir(dir.path().join(".cast/undo")).is_ok_and(|d| d.count() > 0)
+    );
 }

@@ -1,17 +1,17 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
-mod mcp;
 mod apply;
-mod output;
-mod run;
 mod files;
+mod find;
 mod glob;
 mod grep;
-mod ls;
-mod read;
-mod find;
 mod index;
+mod ls;
 mod map;
+mod mcp;
+mod output;
+mod read;
+mod run;
 mod show;
 mod skeleton;
 mod symbols;

@@ -181,7 +181,11 @@ mod tests {
             .map(|i| format!("value_{} = compute({}, {})", i % 37, i % 11, i % 7))
             .collect();
         let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
-        let needle = ["value_5 = compute(5, 5)", "value_6 = compute(6, 6)", "value_7 = compute(7, 0)"];
+        let needle = [
+            "value_5 = compute(5, 5)",
+            "value_6 = compute(6, 6)",
+            "value_7 = compute(7, 0)",
+        ];
         let r = rank(&hay, &needle);
         let all = naive(&hay, &needle);
         assert_eq!(r.best.map(|s| (s.start, s.similarity)), Some(all[0]));

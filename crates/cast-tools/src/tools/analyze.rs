@@ -1,0 +1,216 @@
+//! Understanding: `analyze_repository` (L1), `get_skeleton` (L2), `show_symbol` (L3) and
+//! `find_symbol`, over cast-analyzer's index of the workspace.
+
+use cast_analyzer::{AnalyzerError, Index, MapOptions};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::search::relative_paths;
+use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+
+/// The index of the workspace, refreshed to the files on disk (only changed files re-parsed).
+fn open_index(ctx: &ToolContext, tool: &str) -> Result<Index, ToolError> {
+    Index::open(ctx.workspace.root()).map_err(|e| ToolError::Failed {
+        tool: tool.to_owned(),
+        message: relative_paths(ctx, &e.to_string()),
+    })
+}
+
+/// Errors about the question (an unknown symbol, an empty query) are refusals the model can
+/// act on; the rest are failures.
+fn answer_error(ctx: &ToolContext, tool: &str, err: AnalyzerError) -> Result<ToolOutput, ToolError> {
+    let text = relative_paths(ctx, &err.to_string());
+    match err {
+        AnalyzerError::SymbolNotFound { .. }
+        | AnalyzerError::EmptyQuery
+        | AnalyzerError::FileNotIndexed { .. }
+        | AnalyzerError::LineOutOfRange { .. }
+        | AnalyzerError::Trace { .. }
+        | AnalyzerError::Parse { .. } => Ok(ToolOutput::refused(text.clone(), json!({"error": text}))),
+        _ => Err(ToolError::Failed {
+            tool: tool.to_owned(),
+            message: text,
+        }),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeRepositoryParams {
+    /// Tokens the map may use (about 4 bytes each). Default 2000.
+    pub budget: Option<usize>,
+    /// An execution trace to map onto the code — a Python traceback, pytest output or JSON-lines
+    /// call events — or the path of a workspace file holding one. The map then ranks the code
+    /// the trace ran through first.
+    pub trace: Option<String>,
+}
+
+/// `analyze_repository`: the L1 logic map.
+#[derive(Debug, Default)]
+pub struct AnalyzeRepository;
+
+impl TypedTool for AnalyzeRepository {
+    type Params = AnalyzeRepositoryParams;
+    const NAME: &'static str = "analyze_repository";
+    const READ_ONLY: bool = true;
+    const DESCRIPTION: &'static str = "Get a map of the whole code base within a token budget: its folders, the most important classes and functions (ranked by how much the code uses them, with signatures), what imports what, and one-line module descriptions. Call it first on an unfamiliar repository. With a trace (a traceback or test output), the map centres on the code that ran.";
+
+    fn run(&self, ctx: &ToolContext, p: AnalyzeRepositoryParams) -> Result<ToolOutput, ToolError> {
+        let trace = match p.trace.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(given) => {
+                let text = match trace_text(ctx, given)? {
+                    Ok(text) => text,
+                    Err(why) => return Ok(ToolOutput::refused(why.clone(), json!({"error": why}))),
+                };
+                match cast_analyzer::trace::parse_trace(&text) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        let text = format!("the trace cannot be read: {e}");
+                        return Ok(ToolOutput::refused(text.clone(), json!({"error": text})));
+                    }
+                }
+            }
+        };
+        let options = MapOptions {
+            budget: p.budget.unwrap_or(MapOptions::default().budget).max(100),
+            trace,
+        };
+        let index = open_index(ctx, Self::NAME)?;
+        match index.map(&options) {
+            Ok(map) => Ok(ToolOutput::ok(map.render(), json!({
+                "files_total": map.files_total,
+                "symbols_total": map.symbols_total,
+                "tokens": map.tokens,
+                "budget": map.budget,
+                "traced": map.traced,
+            }))),
+            Err(e) => answer_error(ctx, Self::NAME, e),
+        }
+    }
+}
+
+/// A trace given inline (several lines), or the text of the workspace file a single line names.
+/// `Ok(Err(why))` is a refusal the model can act on.
+fn trace_text(ctx: &ToolContext, given: &str) -> Result<Result<String, String>, ToolError> {
+    if given.contains('\n') {
+        return Ok(Ok(given.to_owned()));
+    }
+    let path = ctx.workspace.resolve(given, Access::Read)?;
+    if !path.real.is_file() {
+        return Ok(Err(format!(
+            "{}: no such trace file; pass the trace text itself (several lines) or a file of the workspace",
+            path.rel
+        )));
+    }
+    std::fs::read(&path.real)
+        .map(|b| Ok(String::from_utf8_lossy(&b).into_owned()))
+        .map_err(|e| ToolError::Failed {
+            tool: AnalyzeRepository::NAME.to_owned(),
+            message: format!("{}: {e}", path.rel),
+        })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetSkeletonParams {
+    /// The file, relative to the workspace root.
+    pub target_file: String,
+}
+
+/// `get_skeleton`: a file's L2 skeleton.
+#[derive(Debug, Default)]
+pub struct GetSkeleton;
+
+impl TypedTool for GetSkeleton {
+    type Params = GetSkeletonParams;
+    const NAME: &'static str = "get_skeleton";
+    const READ_ONLY: bool = true;
+    const DESCRIPTION: &'static str = "Get a file's skeleton: its imports, class and function signatures, decorators and docstrings, each with its line number (`(Line N) …`), bodies left out — about a tenth of the file's size. Use it to see what a file contains before reading the lines you need.";
+
+    fn run(&self, ctx: &ToolContext, p: GetSkeletonParams) -> Result<ToolOutput, ToolError> {
+        let path = ctx.workspace.resolve(&p.target_file, Access::Read)?;
+        if !path.real.is_file() {
+            let text = format!("{}: no such file; check the path (list_dir, file_search)", path.rel);
+            return Ok(ToolOutput::refused(text.clone(), json!({"error": text})));
+        }
+        let registry = cast_parser::Registry::default();
+        match cast_analyzer::skeleton::skeleton_of_file(&path.real, &path.rel, &registry) {
+            Ok(skeleton) => {
+                let text = skeleton.render();
+                Ok(ToolOutput::ok(text, json!({
+                    "path": skeleton.path,
+                    "language": skeleton.language,
+                    "line_count": skeleton.line_count,
+                })))
+            }
+            Err(e) => answer_error(ctx, Self::NAME, e),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindSymbolParams {
+    /// Words or an identifier: "parse an HTTP date", "UserSerializer", "retry with backoff".
+    pub query: String,
+    /// How many results. Default 10.
+    pub top: Option<usize>,
+}
+
+/// `find_symbol`: relevance search over the index.
+#[derive(Debug, Default)]
+pub struct FindSymbol;
+
+impl TypedTool for FindSymbol {
+    type Params = FindSymbolParams;
+    const NAME: &'static str = "find_symbol";
+    const READ_ONLY: bool = true;
+    const DESCRIPTION: &'static str = "Search the code base's classes, functions and files by meaning: the query is matched against names, signatures, docstrings and content, and results are ranked with how central the code is. Returns path:line, kind and signature for each hit. Use show_symbol on a hit to see its source.";
+
+    fn run(&self, ctx: &ToolContext, p: FindSymbolParams) -> Result<ToolOutput, ToolError> {
+        let index = open_index(ctx, Self::NAME)?;
+        match index.find(&p.query, p.top.unwrap_or(10).clamp(1, 100)) {
+            Ok(found) => {
+                let mut text = found.render();
+                if found.symbols.is_empty() && found.files.is_empty() {
+                    text = format!("nothing matches {:?}; try other words or grep_search", p.query);
+                }
+                Ok(ToolOutput::ok(text, json!({"found": found})))
+            }
+            Err(e) => answer_error(ctx, Self::NAME, e),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowSymbolParams {
+    /// A qualified name (`Cart.total`, `pkg.module.func`), a plain name, or `path:line`.
+    pub symbol: String,
+}
+
+/// `show_symbol`: a symbol's exact source (L3) and who uses it.
+#[derive(Debug, Default)]
+pub struct ShowSymbol;
+
+impl TypedTool for ShowSymbol {
+    type Params = ShowSymbolParams;
+    const NAME: &'static str = "show_symbol";
+    const READ_ONLY: bool = true;
+    const DESCRIPTION: &'static str = "Show one class or function's exact source with its line numbers, plus where it is referenced from and what it references. Name it by qualified name (`Cart.total`), plain name, or `path:line`.";
+
+    fn run(&self, ctx: &ToolContext, p: ShowSymbolParams) -> Result<ToolOutput, ToolError> {
+        let index = open_index(ctx, Self::NAME)?;
+        match index.show(&p.symbol) {
+            Ok(shown) => Ok(ToolOutput::ok(shown.render(), json!({
+                "path": shown.path,
+                "qualname": shown.qualname,
+                "start_line": shown.start_line,
+                "end_line": shown.end_line,
+            }))),
+            Err(e) => answer_error(ctx, Self::NAME, e),
+        }
+    }
+}
