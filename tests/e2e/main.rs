@@ -3,5 +3,6 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod searcher;
 mod support;
 mod symbols;
