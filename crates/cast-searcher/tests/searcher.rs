@@ -39,7 +39,11 @@ fn project() -> tempfile::TempDir {
     fs::create_dir(root.join(".git")).unwrap();
     write(root, ".gitignore", "build/\n*.log\n");
     write(root, ".ignore", "vendor.py\n");
-    write(root, "app.py", "import os\n\ndef main():\n    return os.getcwd()\n");
+    write(
+        root,
+        "app.py",
+        "import os\n\ndef main():\n    return os.getcwd()\n",
+    );
     write(root, "lib/util.py", "def helper():\n    return 'os'\n");
     write(root, "build/out.py", "os = 1\n");
     write(root, "run.log", "os crashed\n");
@@ -100,7 +104,11 @@ fn grep_options_include_hidden_and_ignored_files() {
 fn binary_files_keep_the_matches_before_the_nul_as_ripgrep_does() {
     let dir = tempfile::tempdir().unwrap();
     // A NUL in the first block read hides the whole file; a later one ends the search there.
-    write(dir.path(), "early.dat", b"needle one\nneedle two\n\x00needle three\n");
+    write(
+        dir.path(),
+        "early.dat",
+        b"needle one\nneedle two\n\x00needle three\n",
+    );
     let mut late = b"needle early\n".to_vec();
     late.extend(vec![b'x'; 200_000]);
     late.extend(b"\n\x00needle late\n");
@@ -109,7 +117,11 @@ fn binary_files_keep_the_matches_before_the_nul_as_ripgrep_does() {
     let got: Vec<_> = found.matches().map(|m| (m.path, m.line)).collect();
     assert_eq!(got, [("late.dat", 1)]);
     assert_eq!(found.binary_files, 2);
-    assert!(found.summary().contains("2 binary files skipped from the first NUL byte"));
+    assert!(
+        found
+            .summary()
+            .contains("2 binary files skipped from the first NUL byte")
+    );
 }
 
 #[test]
@@ -134,7 +146,10 @@ fn include_and_exclude_globs_are_ripgreps() {
         ["a.py", "src/b.py", "src/deep/c.py", "tests/t.py"]
     );
     assert_eq!(paths(&["src/**/*.py"], &[]), ["src/b.py", "src/deep/c.py"]);
-    assert_eq!(paths(&[], &["tests"]), ["a.py", "a.txt", "src/b.py", "src/deep/c.py"]);
+    assert_eq!(
+        paths(&[], &["tests"]),
+        ["a.py", "a.txt", "src/b.py", "src/deep/c.py"]
+    );
     assert_eq!(paths(&["*.py"], &["deep", "t*.py"]), ["a.py", "src/b.py"]);
     assert_eq!(paths(&["*.{txt,md}"], &[]), ["a.txt"]);
 }
@@ -160,7 +175,18 @@ fn a_cap_returns_exactly_the_first_matches_of_the_uncapped_order() {
     let all = hits(dir.path(), "hit", &uncapped());
     assert!(all.len() > 400, "{}", all.len());
     for threads in [1, 2, 4] {
-        for cap in [1, 2, 3, 7, 50, 51, 200, all.len() - 1, all.len(), all.len() + 5] {
+        for cap in [
+            1,
+            2,
+            3,
+            7,
+            50,
+            51,
+            200,
+            all.len() - 1,
+            all.len(),
+            all.len() + 5,
+        ] {
             let options = GrepOptions {
                 max_results: cap,
                 walk: WalkOptions {
@@ -196,7 +222,10 @@ fn a_capped_search_says_how_far_it_got() {
     assert_eq!(found.match_count(), 5);
     assert_eq!(found.files_searched, 3, "5 matches need three files of two");
     let text = found.to_string();
-    assert!(text.starts_with("f000.txt\n1:hit\n2:hit\n\nf001.txt\n"), "{text}");
+    assert!(
+        text.starts_with("f000.txt\n1:hit\n2:hit\n\nf001.txt\n"),
+        "{text}"
+    );
     assert!(text.ends_with(
         "5 matching lines in 3 files; capped at 5 (the first in path order, after searching 3 \
          files): more may exist, so narrow the query or the include pattern, or raise the cap."
@@ -215,7 +244,14 @@ fn context_lines_come_with_matches_and_the_cap_keeps_the_last_ones_context() {
     let lines: Vec<(u64, bool)> = found.lines().map(|l| (l.line, l.context)).collect();
     assert_eq!(
         lines,
-        [(2, true), (3, false), (4, true), (7, true), (8, false), (9, true)]
+        [
+            (2, true),
+            (3, false),
+            (4, true),
+            (7, true),
+            (8, false),
+            (9, true)
+        ]
     );
     assert_eq!(found.to_string().lines().nth(4), Some("--"));
     let capped = grep(
@@ -234,7 +270,11 @@ fn context_lines_come_with_matches_and_the_cap_keeps_the_last_ones_context() {
 #[test]
 fn queries_are_regexes_or_exact_text_and_case_can_be_ignored() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "a.py", "x = f(a.b)\nX = fxa_b\nclass Foo:\n  class Bar:\n");
+    write(
+        dir.path(),
+        "a.py",
+        "x = f(a.b)\nX = fxa_b\nclass Foo:\n  class Bar:\n",
+    );
     let lines = |q: &str, options: GrepOptions| -> Vec<u64> {
         hits(dir.path(), q, &options)
             .into_iter()
@@ -248,7 +288,11 @@ fn queries_are_regexes_or_exact_text_and_case_can_be_ignored() {
         ..uncapped()
     };
     assert_eq!(lines("f(a.b)", fixed), [1]);
-    assert_eq!(lines("^x", uncapped()), [1], "^ anchors at each line's start");
+    assert_eq!(
+        lines("^x", uncapped()),
+        [1],
+        "^ anchors at each line's start"
+    );
     let nocase = GrepOptions {
         case_sensitive: false,
         ..uncapped()
@@ -266,7 +310,10 @@ fn long_lines_are_cut_with_a_marker_and_invalid_utf8_is_shown_lossily() {
     let found = grep(dir.path(), "hit", &uncapped()).unwrap();
     let lines: Vec<_> = found.lines().collect();
     assert!(lines[0].cut);
-    assert_eq!(lines[0].text.len(), 500 + " …[line cut: 4504 more bytes]".len());
+    assert_eq!(
+        lines[0].text.len(),
+        500 + " …[line cut: 4504 more bytes]".len()
+    );
     assert!(lines[0].text.ends_with("x …[line cut: 4504 more bytes]"));
     assert_eq!(lines[1].text, "hit \u{fffd}\u{fffd} here");
     let json = serde_json::to_value(&found).unwrap();
@@ -282,7 +329,10 @@ fn grep_errors_are_clear_and_never_panics() {
     assert!(err.to_string().contains("fixed-string"), "{err}");
     let err = grep(&dir.path().join("nope"), "x", &uncapped()).unwrap_err();
     assert!(matches!(err, SearchError::NotFound { .. }), "{err}");
-    assert!(err.to_string().contains("nope: no such file or folder"), "{err}");
+    assert!(
+        err.to_string().contains("nope: no such file or folder"),
+        "{err}"
+    );
     let bad_glob = GrepOptions {
         include: vec!["{a".into()],
         ..uncapped()
@@ -374,7 +424,10 @@ fn read_numbers_lines_whole_or_a_range() {
         ..ReadOptions::default()
     };
     let part = read(&path, &range).unwrap();
-    assert_eq!(part.to_string(), "3 | line 3\n4 | line 4\n(lines 3-4 of 12 shown)\n");
+    assert_eq!(
+        part.to_string(),
+        "3 | line 3\n4 | line 4\n(lines 3-4 of 12 shown)\n"
+    );
     let past = ReadOptions {
         start_line: Some(10),
         end_line: Some(99),
@@ -494,8 +547,15 @@ fn list_dir_draws_a_tree_with_sizes_and_line_counts() {
              └── util.py  (30 B, 2 lines)\n"
         )
     );
-    let util = listing.entries.iter().find(|e| e.path == "lib/util.py").unwrap();
-    assert_eq!((util.kind, util.size, util.lines), (EntryKind::File, Some(30), Some(2)));
+    let util = listing
+        .entries
+        .iter()
+        .find(|e| e.path == "lib/util.py")
+        .unwrap();
+    assert_eq!(
+        (util.kind, util.size, util.lines),
+        (EntryKind::File, Some(30), Some(2))
+    );
 }
 
 #[test]
