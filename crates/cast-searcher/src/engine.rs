@@ -10,7 +10,9 @@
 //!   are skipped or abandoned. Most agent searches end there within milliseconds. The ordered walk
 //!   is single-threaded, though, so it only covers the first [`ORDERED_FILES`] files; if the cap
 //!   is not reached by then, the rest of the tree is searched as [`search_all`] does (each file
-//!   only up to the cap), and the first N matches of the merged, sorted results are kept.
+//!   only up to the cap), pruned by a [`Bound`]: once the files found hold more than N matches,
+//!   files and folders after the one holding match N + 1 in walk order are skipped. The first N
+//!   matches of the merged, sorted results are kept.
 //!
 //! Either way the result is exactly the first N matches of the uncapped search in path-then-line
 //! order, whatever the threads' timing.
@@ -18,7 +20,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Mutex, mpsc};
 
 use grep_regex::RegexMatcher;
@@ -261,23 +263,30 @@ pub(crate) fn search_all(
     matcher: &RegexMatcher,
     config: SearchConfig,
 ) -> Outcome {
-    search_all_but(root, builder, matcher, config, &HashSet::new())
+    search_all_but(root, builder, matcher, config, None)
 }
 
-/// [`search_all`], leaving out the files in `skip`.
+/// What the parallel stage of a capped search leaves out: the files the ordered stage searched,
+/// and anything past the bound.
+struct Rest {
+    covered: HashSet<PathBuf>,
+    bound: Bound,
+}
+
+/// [`search_all`], leaving out what `rest` says.
 fn search_all_but(
     root: &Path,
     builder: &WalkBuilder,
     matcher: &RegexMatcher,
     config: SearchConfig,
-    skip: &HashSet<PathBuf>,
+    rest: Option<&Rest>,
 ) -> Outcome {
     let shared = Mutex::new(Outcome::default());
     let mut visitors = Visitors {
         root,
         matcher,
         config,
-        skip,
+        rest,
         shared: &shared,
     };
     builder.build_parallel().visit(&mut visitors);
@@ -295,7 +304,7 @@ struct Visitors<'s> {
     root: &'s Path,
     matcher: &'s RegexMatcher,
     config: SearchConfig,
-    skip: &'s HashSet<PathBuf>,
+    rest: Option<&'s Rest>,
     shared: &'s Mutex<Outcome>,
 }
 
@@ -303,7 +312,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             root: self.root,
-            skip: self.skip,
+            rest: self.rest,
             worker: Worker::new(self.matcher, self.config),
             local: Outcome::default(),
             shared: self.shared,
@@ -313,7 +322,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
 
 struct Visitor<'s> {
     root: &'s Path,
-    skip: &'s HashSet<PathBuf>,
+    rest: Option<&'s Rest>,
     worker: Worker,
     local: Outcome,
     shared: &'s Mutex<Outcome>,
@@ -325,18 +334,30 @@ impl ParallelVisitor for Visitor<'_> {
             Ok(entry) if is_file(&entry) => {
                 let root = self.root;
                 let path = entry.path();
-                if !self.skip.is_empty() && self.skip.contains(path) {
-                    return WalkState::Continue;
+                if let Some(rest) = self.rest {
+                    if rest.covered.contains(path) || rest.bound.is_beyond(path) {
+                        return WalkState::Continue;
+                    }
                 }
                 match self.worker.search(path, || relative(root, path), &never) {
                     Searched::Clean => {}
-                    Searched::Hits(hits) => self.local.files.push(hits),
+                    Searched::Hits(hits) => {
+                        if let Some(rest) = self.rest {
+                            rest.bound.add(path, hits.matches);
+                        }
+                        self.local.files.push(hits);
+                    }
                     Searched::Failed(err) => self.local.errors.push(err),
                 }
                 self.local.files_searched += 1;
                 self.local.binary_files += u64::from(self.worker.binary);
             }
-            Ok(_) => {}
+            Ok(entry) => {
+                // Everything in a folder past the bound is past it too.
+                if entry.depth() > 0 && self.rest.is_some_and(|r| r.bound.is_beyond(entry.path())) {
+                    return WalkState::Skip;
+                }
+            }
             Err(err) => self.local.errors.push(walk_error(self.root, &err)),
         }
         WalkState::Continue
@@ -436,7 +457,12 @@ pub(crate) fn search_capped(
         per_file_limit: Some(cap as u64 + 1),
         ..config
     };
-    let rest = search_all_but(root, builder, matcher, config, &covered);
+    let bound = Bound::new(cap);
+    for hits in &first.outcome.files {
+        bound.add(&hits.path, hits.matches);
+    }
+    let rest = Rest { covered, bound };
+    let rest = search_all_but(root, builder, matcher, config, Some(&rest));
     let mut outcome = first.outcome;
     outcome.files_searched += rest.files_searched;
     outcome.binary_files += rest.binary_files;
@@ -470,6 +496,82 @@ pub(crate) fn search_capped(
     outcome.files.truncate(keep);
     outcome.files.retain(|f| !f.recs.is_empty());
     outcome
+}
+
+/// A path in walk order, as a map key.
+#[derive(Debug, PartialEq, Eq)]
+struct WalkKey(PathBuf);
+
+impl Ord for WalkKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        walk_order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for WalkKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The pruning of the parallel stage: once the files found so far hold more than `cap` matches,
+/// every file and folder after the one holding match number cap + 1 (in walk order) can only
+/// add matches past the cap, so it is skipped. The bound only moves earlier as files are found.
+struct Bound {
+    cap: usize,
+    set: AtomicBool,
+    state: Mutex<BoundState>,
+}
+
+#[derive(Default)]
+struct BoundState {
+    /// Files with matches, as few as hold more than `cap` matches, and how many each holds.
+    files: BTreeMap<WalkKey, usize>,
+    total: usize,
+    last: Option<PathBuf>,
+}
+
+impl Bound {
+    fn new(cap: usize) -> Self {
+        Bound {
+            cap,
+            set: AtomicBool::new(false),
+            state: Mutex::new(BoundState::default()),
+        }
+    }
+
+    fn add(&self, path: &Path, matches: usize) {
+        if matches == 0 {
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.files.insert(WalkKey(path.to_path_buf()), matches);
+        state.total += matches;
+        // Drop the last files while the others still hold more than the cap.
+        while let Some((_, &last)) = state.files.last_key_value() {
+            if state.total - last <= self.cap {
+                break;
+            }
+            state.total -= last;
+            state.files.pop_last();
+        }
+        if state.total > self.cap {
+            state.last = state.files.last_key_value().map(|(k, _)| k.0.clone());
+            self.set.store(true, AtomicOrdering::Release);
+        }
+    }
+
+    /// Whether `path` (and anything under it) comes after the bound.
+    fn is_beyond(&self, path: &Path) -> bool {
+        if !self.set.load(AtomicOrdering::Acquire) {
+            return false;
+        }
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .last
+            .as_deref()
+            .is_some_and(|last| walk_order(path, last).is_gt())
+    }
 }
 
 /// What the ordered stage found.
