@@ -334,10 +334,11 @@ impl ParallelVisitor for Visitor<'_> {
             Ok(entry) if is_file(&entry) => {
                 let root = self.root;
                 let path = entry.path();
-                if let Some(rest) = self.rest {
-                    if rest.covered.contains(path) || rest.bound.is_beyond(path) {
-                        return WalkState::Continue;
-                    }
+                if self
+                    .rest
+                    .is_some_and(|r| r.covered.contains(path) || r.bound.is_beyond(path))
+                {
+                    return WalkState::Continue;
                 }
                 match self.worker.search(path, || relative(root, path), &never) {
                     Searched::Clean => {}
