@@ -5,6 +5,7 @@
 
 mod analyzer;
 mod apply;
+mod searcher;
 mod support;
 mod symbols;
 mod mcp;

@@ -1,18 +1,26 @@
 //! The search machinery behind [`crate::grep`]: one reused `Searcher` per thread writing matched
-//! lines into a per-thread buffer, and two drivers over it.
+//! lines into a per-thread buffer, and the drivers over it.
 //!
 //! - [`search_all`] (no cap): ripgrep's own shape. `ignore`'s parallel walker hands each thread
 //!   files as it finds them; each thread searches them at once; the files with matches are
 //!   sorted by path at the end.
-//! - [`search_ordered`] (a cap): a sorted walk on the calling thread feeds numbered files to the
-//!   worker threads; finished files are taken in walk order, and once that in-order prefix holds
-//!   the cap the walk stops and files beyond the prefix are skipped or abandoned. The result is
-//!   exactly the first N matches of the uncapped search, whatever the threads' timing.
+//! - [`search_capped`] (a cap) runs in two stages. First [`search_ordered`]: a sorted walk on the
+//!   calling thread feeds numbered files to the worker threads; finished files are taken in walk
+//!   order, and once that in-order prefix holds the cap, the walk stops and files beyond the prefix
+//!   are skipped or abandoned. Most agent searches end there within milliseconds. The ordered walk
+//!   is single-threaded, though, so it only covers the first [`ORDERED_FILES`] files; if the cap
+//!   is not reached by then, the rest of the tree is searched as [`search_all`] does (each file
+//!   only up to the cap), pruned by a [`Bound`]: once the files found hold more than N matches,
+//!   files and folders after the one holding match N + 1 in walk order are skipped. The first N
+//!   matches of the merged, sorted results are kept.
+//!
+//! Either way the result is exactly the first N matches of the uncapped search in path-then-line
+//! order, whatever the threads' timing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Mutex, mpsc};
 
 use grep_regex::RegexMatcher;
@@ -137,11 +145,12 @@ impl Worker {
         if self.scratch.recs.is_empty() {
             return Searched::Clean;
         }
+        // Exact-size copies: the scratch buffers keep their capacity for the next file.
         Searched::Hits(FileHits {
             path: path.to_path_buf(),
             rel: rel(),
-            buf: std::mem::take(&mut self.scratch.buf),
-            recs: std::mem::take(&mut self.scratch.recs),
+            buf: self.scratch.buf.clone(),
+            recs: self.scratch.recs.clone(),
             matches: self.scratch.matches,
         })
     }
@@ -201,6 +210,22 @@ pub(crate) struct Outcome {
     pub capped: bool,
 }
 
+/// The order of a sorted walk (names compared bytewise, folder by folder) for paths under one
+/// root: `Path`'s own order, without parsing components on every comparison.
+fn walk_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    if std::path::MAIN_SEPARATOR != '/' {
+        return a.cmp(b);
+    }
+    let (a, b) = (
+        a.as_os_str().as_encoded_bytes(),
+        b.as_os_str().as_encoded_bytes(),
+    );
+    // Skip the common prefix (the root, shared folders), then map `/` below every other byte.
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let key = |c: &u8| if *c == b'/' { 0 } else { *c };
+    a[same..].iter().map(key).cmp(b[same..].iter().map(key))
+}
+
 fn is_file(entry: &DirEntry) -> bool {
     entry.file_type().is_some_and(|t| t.is_file())
 }
@@ -238,16 +263,37 @@ pub(crate) fn search_all(
     matcher: &RegexMatcher,
     config: SearchConfig,
 ) -> Outcome {
+    search_all_but(root, builder, matcher, config, None)
+}
+
+/// What the parallel stage of a capped search leaves out: the files the ordered stage searched,
+/// and anything past the bound.
+struct Rest {
+    covered: HashSet<PathBuf>,
+    bound: Bound,
+}
+
+/// [`search_all`], leaving out what `rest` says.
+fn search_all_but(
+    root: &Path,
+    builder: &WalkBuilder,
+    matcher: &RegexMatcher,
+    config: SearchConfig,
+    rest: Option<&Rest>,
+) -> Outcome {
     let shared = Mutex::new(Outcome::default());
     let mut visitors = Visitors {
         root,
         matcher,
         config,
+        rest,
         shared: &shared,
     };
     builder.build_parallel().visit(&mut visitors);
     let mut outcome = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    outcome.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    outcome
+        .files
+        .sort_unstable_by(|a, b| walk_order(&a.path, &b.path));
     outcome
         .errors
         .sort_by(|a, b| crate::walk::path_order(&a.path, &b.path));
@@ -258,6 +304,7 @@ struct Visitors<'s> {
     root: &'s Path,
     matcher: &'s RegexMatcher,
     config: SearchConfig,
+    rest: Option<&'s Rest>,
     shared: &'s Mutex<Outcome>,
 }
 
@@ -265,6 +312,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             root: self.root,
+            rest: self.rest,
             worker: Worker::new(self.matcher, self.config),
             local: Outcome::default(),
             shared: self.shared,
@@ -274,6 +322,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Visitors<'s> {
 
 struct Visitor<'s> {
     root: &'s Path,
+    rest: Option<&'s Rest>,
     worker: Worker,
     local: Outcome,
     shared: &'s Mutex<Outcome>,
@@ -285,15 +334,31 @@ impl ParallelVisitor for Visitor<'_> {
             Ok(entry) if is_file(&entry) => {
                 let root = self.root;
                 let path = entry.path();
+                if self
+                    .rest
+                    .is_some_and(|r| r.covered.contains(path) || r.bound.is_beyond(path))
+                {
+                    return WalkState::Continue;
+                }
                 match self.worker.search(path, || relative(root, path), &never) {
                     Searched::Clean => {}
-                    Searched::Hits(hits) => self.local.files.push(hits),
+                    Searched::Hits(hits) => {
+                        if let Some(rest) = self.rest {
+                            rest.bound.add(path, hits.matches);
+                        }
+                        self.local.files.push(hits);
+                    }
                     Searched::Failed(err) => self.local.errors.push(err),
                 }
                 self.local.files_searched += 1;
                 self.local.binary_files += u64::from(self.worker.binary);
             }
-            Ok(_) => {}
+            Ok(entry) => {
+                // Everything in a folder past the bound is past it too.
+                if entry.depth() > 0 && self.rest.is_some_and(|r| r.bound.is_beyond(entry.path())) {
+                    return WalkState::Skip;
+                }
+            }
             Err(err) => self.local.errors.push(walk_error(self.root, &err)),
         }
         WalkState::Continue
@@ -363,15 +428,171 @@ impl Ordered {
 /// that the hand-over costs nothing next to the search.
 const BATCH: usize = 16;
 
-/// Searches files in sorted walk order until `cap` (at least 1) matches are found.
-pub(crate) fn search_ordered(
+/// How many files the ordered walk covers before the rest is searched in parallel: enough for
+/// a common query to reach the cap, few enough that the single-threaded walk costs little.
+pub(crate) const ORDERED_FILES: usize = 2048;
+
+/// Searches the files under `root` until `cap` (at least 1) matches are known to be the first.
+pub(crate) fn search_capped(
+    root: &Path,
+    builder: &WalkBuilder,
+    matcher: &RegexMatcher,
+    config: SearchConfig,
+    cap: usize,
+    threads: usize,
+    ordered_files: usize,
+) -> Outcome {
+    let first = search_ordered(
+        root,
+        builder.clone(),
+        matcher,
+        config,
+        cap,
+        threads,
+        ordered_files,
+    );
+    let Some(covered) = first.rest_after else {
+        return first.outcome;
+    };
+    let config = SearchConfig {
+        per_file_limit: Some(cap as u64 + 1),
+        ..config
+    };
+    let bound = Bound::new(cap);
+    for hits in &first.outcome.files {
+        bound.add(&hits.path, hits.matches);
+    }
+    let rest = Rest { covered, bound };
+    let rest = search_all_but(root, builder, matcher, config, Some(&rest));
+    let mut outcome = first.outcome;
+    outcome.files_searched += rest.files_searched;
+    outcome.binary_files += rest.binary_files;
+    outcome.files.extend(rest.files);
+    // A folder that cannot be read is reported by both walks.
+    let mut seen = HashSet::new();
+    outcome.errors.extend(rest.errors);
+    outcome
+        .errors
+        .retain(|e| seen.insert((e.path.clone(), e.message.clone())));
+    outcome
+        .errors
+        .sort_by(|a, b| crate::walk::path_order(&a.path, &b.path));
+    // Keep the first `cap` matches.
+    let mut total = 0;
+    let mut keep = outcome.files.len();
+    for (i, hits) in outcome.files.iter_mut().enumerate() {
+        if total + hits.matches > cap {
+            hits.truncate_matches(cap - total, config.context);
+            outcome.capped = true;
+            keep = i + 1;
+            break;
+        }
+        total += hits.matches;
+        if total == cap {
+            keep = i + 1;
+            outcome.capped = outcome.files[i + 1..].iter().any(|f| f.matches > 0);
+            break;
+        }
+    }
+    outcome.files.truncate(keep);
+    outcome.files.retain(|f| !f.recs.is_empty());
+    outcome
+}
+
+/// A path in walk order, as a map key.
+#[derive(Debug, PartialEq, Eq)]
+struct WalkKey(PathBuf);
+
+impl Ord for WalkKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        walk_order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for WalkKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The pruning of the parallel stage: once the files found so far hold more than `cap` matches,
+/// every file and folder after the one holding match number cap + 1 (in walk order) can only
+/// add matches past the cap, so it is skipped. The bound only moves earlier as files are found.
+struct Bound {
+    cap: usize,
+    set: AtomicBool,
+    state: Mutex<BoundState>,
+}
+
+#[derive(Default)]
+struct BoundState {
+    /// Files with matches, as few as hold more than `cap` matches, and how many each holds.
+    files: BTreeMap<WalkKey, usize>,
+    total: usize,
+    last: Option<PathBuf>,
+}
+
+impl Bound {
+    fn new(cap: usize) -> Self {
+        Bound {
+            cap,
+            set: AtomicBool::new(false),
+            state: Mutex::new(BoundState::default()),
+        }
+    }
+
+    fn add(&self, path: &Path, matches: usize) {
+        if matches == 0 {
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.files.insert(WalkKey(path.to_path_buf()), matches);
+        state.total += matches;
+        // Drop the last files while the others still hold more than the cap.
+        while let Some((_, &last)) = state.files.last_key_value() {
+            if state.total - last <= self.cap {
+                break;
+            }
+            state.total -= last;
+            state.files.pop_last();
+        }
+        if state.total > self.cap {
+            state.last = state.files.last_key_value().map(|(k, _)| k.0.clone());
+            self.set.store(true, AtomicOrdering::Release);
+        }
+    }
+
+    /// Whether `path` (and anything under it) comes after the bound.
+    fn is_beyond(&self, path: &Path) -> bool {
+        if !self.set.load(AtomicOrdering::Acquire) {
+            return false;
+        }
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .last
+            .as_deref()
+            .is_some_and(|last| walk_order(path, last).is_gt())
+    }
+}
+
+/// What the ordered stage found.
+struct OrderedOutcome {
+    outcome: Outcome,
+    /// Set when the stage stopped at its file limit before the cap: the files it covered.
+    rest_after: Option<HashSet<PathBuf>>,
+}
+
+/// Searches files in sorted walk order until `cap` (at least 1) matches are found, or until
+/// `max_files` files were searched without reaching it.
+fn search_ordered(
     root: &Path,
     mut builder: WalkBuilder,
     matcher: &RegexMatcher,
     config: SearchConfig,
     cap: usize,
     threads: usize,
-) -> Outcome {
+    max_files: usize,
+) -> OrderedOutcome {
     let walk = builder.sort_by_file_name(|a, b| a.cmp(b)).build();
     let threads = threads.max(1);
     let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Vec<Job>>(threads * 4);
@@ -393,6 +614,9 @@ pub(crate) fn search_ordered(
         ..config
     };
     let mut jobs_sent = 0usize;
+    let mut files_sent = 0usize;
+    let mut covered = HashSet::new();
+    let mut more_files = false;
     let mut walk_finished = true;
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -447,10 +671,20 @@ pub(crate) fn search_ordered(
                 break;
             }
             let job = match entry {
-                Ok(entry) if is_file(&entry) => Job::File {
-                    index: jobs_sent,
-                    path: entry.into_path(),
-                },
+                Ok(entry) if is_file(&entry) => {
+                    if files_sent == max_files {
+                        // More files than this stage covers: the rest is searched in parallel.
+                        walk_finished = false;
+                        more_files = true;
+                        break;
+                    }
+                    files_sent += 1;
+                    covered.insert(entry.path().to_path_buf());
+                    Job::File {
+                        index: jobs_sent,
+                        path: entry.into_path(),
+                    }
+                }
                 Ok(_) => continue,
                 Err(err) => Job::WalkError {
                     index: jobs_sent,
@@ -478,7 +712,10 @@ pub(crate) fn search_ordered(
     if state.done && !(walk_finished && state.next == jobs_sent) {
         outcome.capped = true;
     }
-    outcome
+    OrderedOutcome {
+        outcome,
+        rest_after: (!state.done && more_files).then_some(covered),
+    }
 }
 
 #[cfg(test)]
@@ -499,6 +736,78 @@ mod tests {
             matches: recs.iter().filter(|r| r.1).count(),
             ..FileHits::default()
         }
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for d in 0..4 {
+            for f in 0..20 {
+                let path = dir.path().join(format!("d{d}/f{f:02}.txt"));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                let body: String = (0..(f % 5)).map(|i| format!("hit {i}\nmiss\n")).collect();
+                std::fs::write(path, body).unwrap();
+            }
+        }
+        dir
+    }
+
+    fn keys(outcome: &Outcome) -> Vec<(String, u64, bool)> {
+        outcome
+            .files
+            .iter()
+            .flat_map(|f| f.recs.iter().map(|r| (f.rel.clone(), r.number, r.is_match)))
+            .collect()
+    }
+
+    /// Both stages of a capped search, whichever ends it, give the prefix of the uncapped search.
+    #[test]
+    fn a_capped_search_is_the_prefix_of_the_uncapped_one_after_either_stage() {
+        let dir = tree();
+        let root = dir.path();
+        let builder = crate::WalkOptions::default()
+            .builder(root, &[], &[])
+            .unwrap();
+        let matcher = crate::grep::matcher("hit", &crate::GrepOptions::default()).unwrap();
+        for context in [0, 1] {
+            let config = SearchConfig {
+                context,
+                per_file_limit: None,
+            };
+            let all = search_all(root, &builder, &matcher, config);
+            let all_matches = all.files.iter().map(|f| f.matches).sum::<usize>();
+            assert_eq!(all_matches, 4 * 40);
+            for ordered_files in [0, 1, 3, 30, 1000] {
+                for cap in [1, 2, 9, 10, 11, 80, 159, 160, 161] {
+                    let capped =
+                        search_capped(root, &builder, &matcher, config, cap, 2, ordered_files);
+                    let got = keys(&capped);
+                    let matches = got.iter().filter(|k| k.2).count();
+                    assert_eq!(matches, cap.min(all_matches), "cap {cap}, {ordered_files}");
+                    let want: Vec<_> = keys(&all).into_iter().take(got.len()).collect();
+                    assert_eq!(
+                        got, want,
+                        "cap {cap}, ordered {ordered_files}, context {context}"
+                    );
+                    assert_eq!(
+                        capped.capped,
+                        cap < all_matches,
+                        "cap {cap}, {ordered_files}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn walk_order_is_paths_order() {
+        let mut paths: Vec<PathBuf> = ["r/a.py", "r/a/z.py", "r/B", "r/a-b", "r/a/b/c"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let mut by_path = paths.clone();
+        by_path.sort();
+        paths.sort_by(|a, b| walk_order(a, b));
+        assert_eq!(paths, by_path);
     }
 
     #[test]

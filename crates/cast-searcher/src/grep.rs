@@ -285,13 +285,14 @@ pub fn grep(root: &Path, query: &str, options: &GrepOptions) -> Result<GrepResul
         engine::search_all(root, &builder, &matcher, config)
     } else {
         let threads = options.walk.thread_count();
-        engine::search_ordered(
+        engine::search_capped(
             root,
-            builder,
+            &builder,
             &matcher,
             config,
             options.max_results,
             threads,
+            engine::ORDERED_FILES,
         )
     };
     Ok(GrepResult {

@@ -16,7 +16,11 @@ pub(crate) fn trim_line_end(bytes: &[u8]) -> &[u8] {
 /// character boundary, with a marker saying how much was left out. Returns the text and whether
 /// it was cut. Borrows when nothing had to change.
 pub fn line_text(bytes: &[u8], max: usize) -> (Cow<'_, str>, bool) {
-    let text = String::from_utf8_lossy(bytes);
+    // `from_utf8` is the fast check; the lossy decoder only runs for invalid text.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     if max == 0 || text.len() <= max {
         return (text, false);
     }
