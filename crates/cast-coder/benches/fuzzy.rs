@@ -21,7 +21,10 @@ const LINES: usize = 20_000;
 
 fn stdlib_text() -> Option<(String, String)> {
     let out = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
         .output()
         .ok()?;
     let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
@@ -33,14 +36,21 @@ fn stdlib_text() -> Option<(String, String)> {
     files.sort();
     let mut lines: Vec<String> = Vec::new();
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         lines.extend(text.lines().map(str::to_owned));
         if lines.len() >= LINES {
             break;
         }
     }
     lines.truncate(LINES);
-    (lines.len() == LINES).then(|| (lines.join("\n") + "\n", format!("Python stdlib under {}", root.display())))
+    (lines.len() == LINES).then(|| {
+        (
+            lines.join("\n") + "\n",
+            format!("Python stdlib under {}", root.display()),
+        )
+    })
 }
 
 fn synthetic_text() -> (String, String) {
@@ -51,7 +61,10 @@ fn synthetic_text() -> (String, String) {
         state ^= state << 17;
         state
     };
-    let words = ["value", "result", "items", "count", "total", "name", "index", "config", "handler", "buffer"];
+    let words = [
+        "value", "result", "items", "count", "total", "name", "index", "config", "handler",
+        "buffer",
+    ];
     let mut lines = Vec::with_capacity(LINES);
     while lines.len() < LINES {
         let f = next() % 100_000;
@@ -59,13 +72,20 @@ fn synthetic_text() -> (String, String) {
         for _ in 0..(3 + next() % 8) {
             let a = words[(next() % 10) as usize];
             let b = words[(next() % 10) as usize];
-            lines.push(format!("    {a}_{} = {b}.compute(arg, {})", next() % 1000, next() % 100));
+            lines.push(format!(
+                "    {a}_{} = {b}.compute(arg, {})",
+                next() % 1000,
+                next() % 100
+            ));
         }
         lines.push("    return None".to_owned());
         lines.push(String::new());
     }
     lines.truncate(LINES);
-    (lines.join("\n") + "\n", "synthetic Python-like code".to_owned())
+    (
+        lines.join("\n") + "\n",
+        "synthetic Python-like code".to_owned(),
+    )
 }
 
 fn time(edit: &Edit, text: &str) -> (Duration, Duration, Duration) {
@@ -89,7 +109,10 @@ fn main() {
     // A distinctive 8-line block near line 12,000 whose one-word change the fuzzy tier places.
     let mut chosen = None;
     for start in 12_000..13_000 {
-        let block: Vec<String> = lines[start..start + 8].iter().map(|s| s.to_string()).collect();
+        let block: Vec<String> = lines[start..start + 8]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         if block.iter().any(|l| l.trim().is_empty()) {
             continue;
         }
@@ -105,13 +128,21 @@ fn main() {
         let mut replace = block.clone();
         replace[7] = format!("{}  # changed", replace[7]);
         let edit = Edit::SearchReplace {
-            blocks: vec![Block { search, replace: replace.clone(), edit_line: 0 }],
+            blocks: vec![Block {
+                search,
+                replace: replace.clone(),
+                edit_line: 0,
+            }],
         };
         if let Ok(p) = plan(&edit, &text)
             && p.blocks[0].tier == Tier::Fuzzy
         {
             let exact = Edit::SearchReplace {
-                blocks: vec![Block { search: block.clone(), replace, edit_line: 0 }],
+                blocks: vec![Block {
+                    search: block.clone(),
+                    replace,
+                    edit_line: 0,
+                }],
             };
             chosen = Some((start, edit, exact, p.blocks[0].similarity));
             break;
@@ -128,10 +159,23 @@ fn main() {
         )],
     };
     println!("file: {LINES} lines, {} bytes, {source}", text.len());
-    println!("block: 8 lines at line {}, similarity {:.3}", start + 1, similarity.unwrap_or(0.0));
-    for (name, edit) in [("fuzzy tier (applied)", &fuzzy), ("exact tier (applied)", &exact), ("not found (refused)", &missing)] {
+    println!(
+        "block: 8 lines at line {}, similarity {:.3}",
+        start + 1,
+        similarity.unwrap_or(0.0)
+    );
+    for (name, edit) in [
+        ("fuzzy tier (applied)", &fuzzy),
+        ("exact tier (applied)", &exact),
+        ("not found (refused)", &missing),
+    ] {
         let (median, min, max) = time(edit, &text);
-        println!("{name:<22} median {:>8.2} ms   min {:>8.2} ms   max {:>8.2} ms", ms(median), ms(min), ms(max));
+        println!(
+            "{name:<22} median {:>8.2} ms   min {:>8.2} ms   max {:>8.2} ms",
+            ms(median),
+            ms(min),
+            ms(max)
+        );
     }
 }
 

@@ -42,7 +42,10 @@ pub fn hunks(old: &str, new: &str) -> Vec<Hunk> {
             new_lines: n.len(),
         };
         match out.last_mut() {
-            Some(last) if last.old_start + last.old_lines == h.old_start && last.new_start + last.new_lines == h.new_start => {
+            Some(last)
+                if last.old_start + last.old_lines == h.old_start
+                    && last.new_start + last.new_lines == h.new_start =>
+            {
                 last.old_lines += h.old_lines;
                 last.new_lines += h.new_lines;
             }
@@ -62,11 +65,24 @@ mod tests {
         assert_eq!(
             h,
             [
-                Hunk { old_start: 2, old_lines: 1, new_start: 2, new_lines: 1 },
-                Hunk { old_start: 4, old_lines: 0, new_start: 4, new_lines: 1 }
+                Hunk {
+                    old_start: 2,
+                    old_lines: 1,
+                    new_start: 2,
+                    new_lines: 1
+                },
+                Hunk {
+                    old_start: 4,
+                    old_lines: 0,
+                    new_start: 4,
+                    new_lines: 1
+                }
             ]
         );
         let d = unified_diff("a\nb\n", "a\nc\n", "x.py");
-        assert!(d.starts_with("--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n"), "{d}");
+        assert!(
+            d.starts_with("--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n"),
+            "{d}"
+        );
     }
 }

@@ -156,7 +156,11 @@ pub(crate) fn plan(patches: &[DmpPatch], text: &str) -> Result<String, Refusal> 
         let old = &olds[i];
         let start = patch.start as isize;
         let line_of = |chars: &[char], at: usize| {
-            chars[..at.min(chars.len())].iter().filter(|&&c| c == '\n').count() + 1
+            chars[..at.min(chars.len())]
+                .iter()
+                .filter(|&&c| c == '\n')
+                .count()
+                + 1
         };
         let fail = |chars: &[char], message: String, locations: Vec<LineRange>| {
             Refusal::new(Reason::PatchFailed {
@@ -247,7 +251,11 @@ fn lookahead_drift(
     let mut shift: isize = 0; // growth of the patches between i and j, not yet applied
     for j in i..patches.len() {
         if j > i {
-            let found = if olds[j].is_empty() { Vec::new() } else { occurrences(chars, &olds[j]) };
+            let found = if olds[j].is_empty() {
+                Vec::new()
+            } else {
+                occurrences(chars, &olds[j])
+            };
             if found.len() == 1 {
                 let expected = patches[j].start as isize - shift;
                 return Some(found[0] as isize - expected);
@@ -304,19 +312,31 @@ mod tests {
         let new = "x = 1\ny = 1\nx = 1\ny = 2\nz = 1\n";
         let patches = parse_patches(&make(old, new)).unwrap();
         let drifted = format!("# header\n{old}");
-        assert_eq!(plan(&patches, &drifted).unwrap(), format!("# header\n{new}"));
+        assert_eq!(
+            plan(&patches, &drifted).unwrap(),
+            format!("# header\n{new}")
+        );
     }
 
     #[test]
     fn missing_context_is_refused() {
         let patches = parse_patches(&make("hello world\n", "hello there\n")).unwrap();
         let err = plan(&patches, "something else\n").unwrap_err();
-        assert!(matches!(err.reason, Reason::PatchFailed { patch: 1, .. }), "{err:?}");
+        assert!(
+            matches!(*err.reason, Reason::PatchFailed { patch: 1, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
     fn malformed_patches_are_refused_not_panicked_on() {
-        for bad in ["", "nonsense", "@@ -1,3 +1,3 @@\n %FF%FE\n", "@@ -x +1 @@\n a\n", "@@ -1 +1 @@\n*a\n"] {
+        for bad in [
+            "",
+            "nonsense",
+            "@@ -1,3 +1,3 @@\n %FF%FE\n",
+            "@@ -x +1 @@\n a\n",
+            "@@ -1 +1 @@\n*a\n",
+        ] {
             assert!(parse_patches(bad).is_err(), "{bad:?}");
         }
     }

@@ -54,7 +54,9 @@ impl FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown edit format {s:?}; expected search-replace, op, dmp or lazy"))
+            .ok_or_else(|| {
+                format!("unknown edit format {s:?}; expected search-replace, op, dmp or lazy")
+            })
     }
 }
 
@@ -101,7 +103,11 @@ impl Edit {
             Format::Lazy => {
                 let sketch = normalize_edit_text(text);
                 if sketch.trim().is_empty() {
-                    return Err(Refusal::malformed(Format::Lazy, "the sketch is empty", None));
+                    return Err(Refusal::malformed(
+                        Format::Lazy,
+                        "the sketch is empty",
+                        None,
+                    ));
                 }
                 Edit::Lazy { sketch }
             }

@@ -24,7 +24,9 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, CoderError> 
 /// Where the bytes of `path` really live: a symbolic link is followed.
 fn real_path(path: &Path) -> PathBuf {
     match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+        }
         _ => path.to_owned(),
     }
 }
@@ -49,12 +51,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CoderError> {
         .suffix(".cast-tmp")
         .tempfile_in(&dir)
         .map_err(|e| CoderError::io(&dir, e))?;
-    tmp.write_all(bytes).map_err(|e| CoderError::io(tmp.path(), e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| CoderError::io(tmp.path(), e))?;
     if let Ok(meta) = fs::metadata(&target) {
-        fs::set_permissions(tmp.path(), meta.permissions()).map_err(|e| CoderError::io(tmp.path(), e))?;
+        fs::set_permissions(tmp.path(), meta.permissions())
+            .map_err(|e| CoderError::io(tmp.path(), e))?;
     }
-    tmp.as_file().sync_all().map_err(|e| CoderError::io(tmp.path(), e))?;
-    tmp.persist(&target).map_err(|e| CoderError::io(&target, e.error))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| CoderError::io(tmp.path(), e))?;
+    tmp.persist(&target)
+        .map_err(|e| CoderError::io(&target, e.error))?;
     sync_dir(&dir);
     Ok(())
 }
@@ -97,7 +104,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o751);
+            assert_eq!(
+                fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+                0o751
+            );
         }
         // No temporary file is left behind.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -112,7 +122,12 @@ mod tests {
         fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink(&real, &link).unwrap();
         write_atomic(&link, b"new").unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read(&real).unwrap(), b"new");
     }
 

@@ -208,13 +208,20 @@ impl Journal {
         let meta = self.entry_dir(id).join("entry.json");
         let bytes = fs::read(&meta).map_err(|e| CoderError::io(&meta, e))?;
         serde_json::from_slice(&bytes).map_err(|e| {
-            self.journal_error(&meta, format!("unreadable entry ({e}); delete the folder to drop it"))
+            self.journal_error(
+                &meta,
+                format!("unreadable entry ({e}); delete the folder to drop it"),
+            )
         })
     }
 
     /// Entries, newest first.
     pub fn list(&self) -> Result<Vec<JournalEntry>, CoderError> {
-        self.ids()?.into_iter().rev().map(|id| self.load(id)).collect()
+        self.ids()?
+            .into_iter()
+            .rev()
+            .map(|id| self.load(id))
+            .collect()
     }
 
     /// Restores the newest entry's files and removes it. Refuses (changing nothing) when a

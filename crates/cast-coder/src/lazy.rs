@@ -37,9 +37,18 @@ pub fn is_marker(line: &str) -> bool {
         return false;
     };
     let body = body.to_lowercase();
-    ["existing", "unchanged", "rest of", "remaining", "other ", "previous", "same as before", "keep"]
-        .iter()
-        .any(|k| body.contains(k))
+    [
+        "existing",
+        "unchanged",
+        "rest of",
+        "remaining",
+        "other ",
+        "previous",
+        "same as before",
+        "keep",
+    ]
+    .iter()
+    .any(|k| body.contains(k))
 }
 
 struct Part {
@@ -58,7 +67,7 @@ fn parts(sketch: &[String]) -> Vec<Part> {
     let mut open_start = false;
     for (i, line) in sketch.iter().enumerate() {
         if is_marker(line) {
-            if !current.iter().all(|l| is_blank(l)) || (!open_start && !current.is_empty()) {
+            if !current.iter().all(|l| is_blank(l)) {
                 out.push(Part {
                     lines: std::mem::take(&mut current),
                     sketch_line: start,
@@ -124,9 +133,7 @@ fn merged(region: &[String], part: &[String]) -> Vec<String> {
             len,
         } = op
         {
-            for d in 0..len {
-                out[new_index + d] = region[old_index + d].clone();
-            }
+            out[new_index..new_index + len].clone_from_slice(&region[old_index..old_index + len]);
         }
     }
     out
@@ -174,7 +181,11 @@ pub(crate) fn plan(sketch: &str, text: &str) -> Result<String, Refusal> {
     }
     let deleted: usize = choices.iter().map(|c| c.deleted).sum();
     if let Some(largest) = choices.iter().max_by_key(|c| c.deleted) {
-        guard(deleted, n, LineRange::from_index(largest.start, largest.end - largest.start))?;
+        guard(
+            deleted,
+            n,
+            LineRange::from_index(largest.start, largest.end - largest.start),
+        )?;
     }
     let mut out = Vec::with_capacity(n + sketch_lines.len());
     let mut at = 0;
@@ -203,7 +214,13 @@ fn guard(deleted: usize, file_lines: usize, largest: LineRange) -> Result<(), Re
     Ok(())
 }
 
-fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize) -> Result<Choice, Refusal> {
+fn place(
+    part: &Part,
+    index: usize,
+    total: usize,
+    file: &[String],
+    cursor: usize,
+) -> Result<Choice, Refusal> {
     let lines = &part.lines;
     let m = lines.len();
     let n = file.len();
@@ -223,16 +240,22 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
         vec![0]
     };
     let ends: Vec<usize> = if part.open_end {
-        (cursor + 1..=n).filter(|&b| same(&file[b - 1], &lines[m - 1])).collect()
+        (cursor + 1..=n)
+            .filter(|&b| same(&file[b - 1], &lines[m - 1]))
+            .collect()
     } else {
         vec![n]
     };
     if starts.is_empty() {
         return Err(unplaced(
             format!(
-                "its first line {:?} is not in the file{}",
+                "its first line {:?} is not in the file{}.",
                 lines[0],
-                if cursor > 0 { " after the part before it" } else { "" }
+                if cursor > 0 {
+                    " after the part before it"
+                } else {
+                    ""
+                }
             ),
             Vec::new(),
         ));
@@ -240,9 +263,13 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
     if ends.is_empty() {
         return Err(unplaced(
             format!(
-                "its last line {:?} is not in the file{}",
+                "its last line {:?} is not in the file{}.",
                 lines[m - 1],
-                if cursor > 0 { " after the part before it" } else { "" }
+                if cursor > 0 {
+                    " after the part before it"
+                } else {
+                    ""
+                }
             ),
             Vec::new(),
         ));
@@ -318,7 +345,7 @@ fn place(part: &Part, index: usize, total: usize, file: &[String], cursor: usize
     }
     if best.is_empty() {
         return Err(unplaced(
-            "its first and last lines do not occur in that order in the file".into(),
+            "its first and last lines do not occur in that order in the file.".into(),
             Vec::new(),
         ));
     }
@@ -357,7 +384,13 @@ mod tests {
 
     #[test]
     fn markers_in_several_languages() {
-        for m in ["# ... existing code ...", "    // ... existing code ...", "<!-- ... existing code ... -->", "/* ... rest of the file unchanged */", "# … existing code …"] {
+        for m in [
+            "# ... existing code ...",
+            "    // ... existing code ...",
+            "<!-- ... existing code ... -->",
+            "/* ... rest of the file unchanged */",
+            "# … existing code …",
+        ] {
             assert!(is_marker(m), "{m}");
         }
         for not in ["# ...", "x = ...", "...", "# existing code"] {
@@ -393,7 +426,10 @@ mod tests {
         let text = "x = 1\nreturn x\ny = 2\nx = 1\nreturn x\n";
         let sketch = "# ... existing code ...\nx = 1\nreturn x + 1\n# ... existing code ...\n";
         let err = plan(sketch, text).unwrap_err();
-        assert!(matches!(err.reason, Reason::LazyUnplaced { .. }), "{err:?}");
+        assert!(
+            matches!(*err.reason, Reason::LazyUnplaced { .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -401,6 +437,9 @@ mod tests {
         let text: String = (0..60).map(|i| format!("line {i}\n")).collect();
         let sketch = "line 0\nline 1 changed\n";
         let err = plan(sketch, &text).unwrap_err();
-        assert!(matches!(err.reason, Reason::LazyLargeDeletion { .. }), "{err:?}");
+        assert!(
+            matches!(*err.reason, Reason::LazyLargeDeletion { .. }),
+            "{err:?}"
+        );
     }
 }

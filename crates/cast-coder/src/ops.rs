@@ -29,7 +29,11 @@ impl<'de> Deserialize<'de> for Content {
                 .iter()
                 .flat_map(|l| {
                     let l = crate::text::normalize_edit_text(l);
-                    if l.is_empty() { vec![String::new()] } else { fragment_lines(&l) }
+                    if l.is_empty() {
+                        vec![String::new()]
+                    } else {
+                        fragment_lines(&l)
+                    }
                 })
                 .collect(),
             Raw::Text(text) => fragment_lines(&crate::text::normalize_edit_text(&text)),
@@ -77,15 +81,20 @@ pub enum Op {
 pub fn parse_ops(json: &str) -> Result<Vec<Op>, Refusal> {
     let json = json.trim();
     let json = strip_fence(json);
-    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
-        Refusal::malformed(Format::Op, format!("not JSON: {e}"), Some(e.line()))
-    })?;
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| Refusal::malformed(Format::Op, format!("not JSON: {e}"), Some(e.line())))?;
     // Decode each op separately so the message names the op that is wrong.
     let items: Vec<serde_json::Value> = match &value {
         serde_json::Value::Array(items) => items.clone(),
         serde_json::Value::Object(map) if map.contains_key("ops") => match map.get("ops") {
             Some(serde_json::Value::Array(items)) => items.clone(),
-            _ => return Err(Refusal::malformed(Format::Op, "`ops` must be an array of ops", None)),
+            _ => {
+                return Err(Refusal::malformed(
+                    Format::Op,
+                    "`ops` must be an array of ops",
+                    None,
+                ));
+            }
         },
         _ => vec![value.clone()],
     };
@@ -170,11 +179,19 @@ pub(crate) fn plan(ops: &[Op], text: &str) -> Result<String, Refusal> {
                 end_line,
                 old_content,
             } => {
-                let verb = if matches!(op, Op::Delete { .. }) { "delete" } else { "replace" };
+                let verb = if matches!(op, Op::Delete { .. }) {
+                    "delete"
+                } else {
+                    "replace"
+                };
                 if *start_line == 0 || *start_line > *end_line || *end_line > n {
                     return Err(out_of_range(format!(
                         "{verb} lines {start_line}-{end_line}{}",
-                        if *start_line > *end_line { " (start after end)" } else { "" }
+                        if *start_line > *end_line {
+                            " (start after end)"
+                        } else {
+                            ""
+                        }
                     )));
                 }
                 if let Some(expected) = old_content {
@@ -233,10 +250,19 @@ fn describe(s: &Span<'_>) -> String {
     }
 }
 
-fn check_old(op: usize, lines: &[String], start: usize, end: usize, expected: &[String]) -> Result<(), Refusal> {
+fn check_old(
+    op: usize,
+    lines: &[String],
+    start: usize,
+    end: usize,
+    expected: &[String],
+) -> Result<(), Refusal> {
     let found = &lines[start - 1..end];
     let same = found.len() == expected.len()
-        && found.iter().zip(expected).all(|(a, b)| a.trim_end() == b.trim_end());
+        && found
+            .iter()
+            .zip(expected)
+            .all(|(a, b)| a.trim_end() == b.trim_end());
     if same {
         return Ok(());
     }
@@ -289,13 +315,33 @@ mod tests {
     fn overlaps_and_ranges_are_refused() {
         let text = "a\nb\nc\n";
         let overlap = r#"[{"type":"delete","start_line":1,"end_line":2},{"type":"replace","start_line":2,"end_line":3,"content":[]}]"#;
-        assert!(matches!(run(overlap, text).unwrap_err().reason, Reason::OpsOverlap { first: 1, second: 2, .. }));
+        assert!(matches!(
+            *run(overlap, text).unwrap_err().reason,
+            Reason::OpsOverlap {
+                first: 1,
+                second: 2,
+                ..
+            }
+        ));
         let inside = r#"[{"type":"delete","start_line":1,"end_line":3},{"type":"insert","after_line":1,"content":["x"]}]"#;
-        assert!(matches!(run(inside, text).unwrap_err().reason, Reason::OpsOverlap { .. }));
+        assert!(matches!(
+            *run(inside, text).unwrap_err().reason,
+            Reason::OpsOverlap { .. }
+        ));
         let same_point = r#"[{"type":"insert","after_line":1,"content":["x"]},{"type":"insert","after_line":1,"content":["y"]}]"#;
-        assert!(matches!(run(same_point, text).unwrap_err().reason, Reason::OpsOverlap { .. }));
+        assert!(matches!(
+            *run(same_point, text).unwrap_err().reason,
+            Reason::OpsOverlap { .. }
+        ));
         let range = r#"[{"type":"delete","start_line":3,"end_line":4}]"#;
-        assert!(matches!(run(range, text).unwrap_err().reason, Reason::OpOutOfRange { op: 1, file_lines: 3, .. }));
+        assert!(matches!(
+            *run(range, text).unwrap_err().reason,
+            Reason::OpOutOfRange {
+                op: 1,
+                file_lines: 3,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -303,12 +349,25 @@ mod tests {
         let text = "x\na\nb\n";
         let json = r#"[{"type":"replace","start_line":1,"end_line":1,"content":["A"],"old_content":["a"]}]"#;
         let err = run(json, text).unwrap_err();
-        assert!(matches!(err.reason, Reason::OpStale { now_at: Some(LineRange { start: 2, end: 2 }), .. }), "{err:?}");
+        assert!(
+            matches!(
+                *err.reason,
+                Reason::OpStale {
+                    now_at: Some(LineRange { start: 2, end: 2 }),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
     }
 
     #[test]
     fn malformed_ops_name_the_op() {
-        let err = run(r#"[{"type":"insert","after_line":1,"content":[]},{"type":"move"}]"#, "a\n").unwrap_err();
+        let err = run(
+            r#"[{"type":"insert","after_line":1,"content":[]},{"type":"move"}]"#,
+            "a\n",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("op 2"), "{err}");
         assert!(run("not json", "a\n").is_err());
         assert!(run("[]", "a\n").is_err());

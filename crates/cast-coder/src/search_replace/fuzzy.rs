@@ -75,6 +75,9 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
         })
         .collect();
     let u = uniq.len();
+    if k.saturating_mul(u) > MAX_PAIRS {
+        return Ranking::default();
+    }
     let needle_profiles: Vec<Profile> = needle.iter().map(|l| profile(l)).collect();
     let uniq_profiles: Vec<Profile> = uniq.iter().map(|l| profile(l)).collect();
     // bound[i * u + id], longest[i * u + id]
@@ -114,7 +117,7 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
             let id = hay_ids[w + i] as usize;
             let slot = &mut distance[i * u + id];
             if *slot == u32::MAX {
-                *slot = strsim::levenshtein(needle[i], uniq[id]) as u32;
+                *slot = distance_of(needle[i], uniq[id]);
             }
             d += u64::from(*slot);
             m += u64::from(longest[i * u + id]);
@@ -136,6 +139,28 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
         }
     }
     ranking
+}
+
+/// SEARCH lines × distinct file lines above which the similarity tier is skipped (it would
+/// need too much memory); such a block must match at an equality tier.
+const MAX_PAIRS: usize = 4_000_000;
+
+/// Characters of a line compared exactly; beyond them only the length difference counts, so a
+/// minified line of 100 kB cannot stall the scan.
+const MAX_CHARS: usize = 1_000;
+
+/// Levenshtein distance over characters, on at most [`MAX_CHARS`] of each line.
+fn distance_of(a: &str, b: &str) -> u32 {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la <= MAX_CHARS && lb <= MAX_CHARS {
+        return strsim::levenshtein(a, b) as u32;
+    }
+    let cut = |s: &str| s.char_indices().nth(MAX_CHARS).map_or(s.len(), |(i, _)| i);
+    let head = strsim::levenshtein(&a[..cut(a)], &b[..cut(b)]);
+    let tail = la
+        .saturating_sub(MAX_CHARS)
+        .abs_diff(lb.saturating_sub(MAX_CHARS));
+    (head + tail) as u32
 }
 
 /// Higher similarity first; the earlier window on a tie, so results are deterministic.
@@ -181,7 +206,11 @@ mod tests {
             .map(|i| format!("value_{} = compute({}, {})", i % 37, i % 11, i % 7))
             .collect();
         let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
-        let needle = ["value_5 = compute(5, 5)", "value_6 = compute(6, 6)", "value_7 = compute(7, 0)"];
+        let needle = [
+            "value_5 = compute(5, 5)",
+            "value_6 = compute(6, 6)",
+            "value_7 = compute(7, 0)",
+        ];
         let r = rank(&hay, &needle);
         let all = naive(&hay, &needle);
         assert_eq!(r.best.map(|s| (s.start, s.similarity)), Some(all[0]));

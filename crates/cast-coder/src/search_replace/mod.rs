@@ -76,7 +76,8 @@ pub(crate) fn plan(blocks: &[Block], text: &str) -> Result<(String, Vec<BlockRep
     }
     for (i, block) in blocks.iter().enumerate() {
         let placed = place(block, i + 1, total, &doc.lines)?;
-        doc.lines.splice(placed.start..placed.end, placed.replacement);
+        doc.lines
+            .splice(placed.start..placed.end, placed.replacement);
         reports.push(placed.report);
     }
     Ok((doc.join(), reports))
@@ -145,10 +146,26 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                 search: vec![block.search.as_slice()],
                 replace: vec![block.replace.as_slice()],
             };
-            return build(&literal, &exact, Tier::Exact, None, (index, total), lines, false);
+            return build(
+                &literal,
+                &exact,
+                Tier::Exact,
+                None,
+                (index, total),
+                lines,
+                false,
+            );
         }
         0 => {}
-        _ => return Err(ambiguous(index, total, Tier::Exact, &exact, block.search.len())),
+        _ => {
+            return Err(ambiguous(
+                index,
+                total,
+                Tier::Exact,
+                &exact,
+                block.search.len(),
+            ));
+        }
     }
     let elided = pieces(block).map_err(|message| {
         Refusal::malformed(
@@ -209,16 +226,32 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             let lens: Vec<usize> = reading.search.iter().map(|p| p.len()).collect();
             match chain(&places, &lens) {
                 Chain::One(starts) => {
-                    return build(reading, &starts, tier, None, (index, total), lines, *numbers_stripped);
+                    return build(
+                        reading,
+                        &starts,
+                        tier,
+                        None,
+                        (index, total),
+                        lines,
+                        *numbers_stripped,
+                    );
                 }
                 Chain::Many { starts, count } => {
                     // Placements that differ only where REPLACE keeps SEARCH (an unchanged
                     // anchor piece) give the same file: then there is nothing to choose.
-                    if let Some(placed) = same_result(reading, &places, &lens, tier, (index, total), lines, *numbers_stripped) {
+                    if let Some(placed) = same_result(
+                        reading,
+                        &places,
+                        &lens,
+                        tier,
+                        (index, total),
+                        lines,
+                        *numbers_stripped,
+                    ) {
                         return Ok(placed);
                     }
                     let mut r = ambiguous(index, total, tier, &starts, lens[0]);
-                    if let Reason::Ambiguous { count: c, .. } = &mut r.reason {
+                    if let Reason::Ambiguous { count: c, .. } = &mut *r.reason {
                         *c = count.max(starts.len());
                     }
                     return Err(r);
@@ -269,7 +302,12 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             }
         }
         if closest.is_none() && best.similarity >= 0.5 {
-            closest = Some(candidate_at(lines, &candidate.search, best.start, best.similarity));
+            closest = Some(candidate_at(
+                lines,
+                &candidate.search,
+                best.start,
+                best.similarity,
+            ));
         }
     }
     // Not found: say where the nearest text is, and whether REPLACE is already there.
@@ -363,7 +401,10 @@ fn candidate_at(lines: &[String], search: &[String], start: usize, similarity: f
 
 /// Where the REPLACE text already stands, when SEARCH was not found.
 fn replace_present(block: &Block, lines: &[String]) -> Option<LineRange> {
-    if block.replace.is_empty() || block.replace.iter().all(|l| is_blank(l)) || block.replace == block.search {
+    if block.replace.is_empty()
+        || block.replace.iter().all(|l| is_blank(l))
+        || block.replace == block.search
+    {
         return None;
     }
     for tier in [Tier::Exact, Tier::TrailingWhitespace, Tier::Indentation] {
@@ -518,7 +559,11 @@ fn stripped_line_numbers(block: &Block) -> Option<Block> {
 mod tests {
     use super::*;
 
-    fn apply(text: &str, search: &str, replace: &str) -> Result<(String, Vec<BlockReport>), Refusal> {
+    fn apply(
+        text: &str,
+        search: &str,
+        replace: &str,
+    ) -> Result<(String, Vec<BlockReport>), Refusal> {
         plan(&[Block::new(search, replace)], text)
     }
 
@@ -533,13 +578,21 @@ mod tests {
     #[test]
     fn duplicate_is_refused_with_locations() {
         let err = apply("x\nb\ny\nb\n", "b", "B").unwrap_err();
-        assert!(matches!(err.reason, Reason::Ambiguous { count: 2, .. }), "{err:?}");
+        assert!(
+            matches!(*err.reason, Reason::Ambiguous { count: 2, .. }),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("line 2, line 4"), "{err}");
     }
 
     #[test]
     fn trailing_whitespace_tier_writes_replace_as_given() {
-        let (out, r) = apply("def f():  \n    return 1\n", "def f():\n    return 1", "def f():  \n    return 2").unwrap();
+        let (out, r) = apply(
+            "def f():  \n    return 1\n",
+            "def f():\n    return 1",
+            "def f():  \n    return 2",
+        )
+        .unwrap();
         assert_eq!(out, "def f():  \n    return 2\n");
         assert_eq!(r[0].tier, Tier::TrailingWhitespace);
     }
@@ -547,15 +600,28 @@ mod tests {
     #[test]
     fn dedented_search_reindents_replace() {
         let text = "class A:\n    def f(self):\n        return 1\n";
-        let (out, r) = apply(text, "def f(self):\n    return 1", "def f(self):\n    x = 2\n    return x").unwrap();
-        assert_eq!(out, "class A:\n    def f(self):\n        x = 2\n        return x\n");
+        let (out, r) = apply(
+            text,
+            "def f(self):\n    return 1",
+            "def f(self):\n    x = 2\n    return x",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        x = 2\n        return x\n"
+        );
         assert_eq!(r[0].tier, Tier::Indentation);
     }
 
     #[test]
     fn fuzzy_match_with_clear_winner() {
         let text = "alpha = 1\nbeta = compute_the_value(alpha, 'first')\ngamma = 3\n";
-        let (out, r) = apply(text, "beta = compute_the_value(alpha, \"first\")", "beta = 2").unwrap();
+        let (out, r) = apply(
+            text,
+            "beta = compute_the_value(alpha, \"first\")",
+            "beta = 2",
+        )
+        .unwrap();
         assert_eq!(out, "alpha = 1\nbeta = 2\ngamma = 3\n");
         assert_eq!(r[0].tier, Tier::Fuzzy);
     }
@@ -563,8 +629,20 @@ mod tests {
     #[test]
     fn missing_text_reports_closest_and_already_present() {
         let text = "def total(items):\n    return sum(items)\n";
-        let err = apply(text, "def total(items):\n    return sum(item for item in items)", "def total(items):\n    return sum(items)").unwrap_err();
-        let Reason::NoMatch { replace_present, closest, .. } = &err.reason else { panic!("{err:?}") };
+        let err = apply(
+            text,
+            "def total(items):\n    return sum(item for item in items)",
+            "def total(items):\n    return sum(items)",
+        )
+        .unwrap_err();
+        let Reason::NoMatch {
+            replace_present,
+            closest,
+            ..
+        } = &*err.reason
+        else {
+            panic!("{err:?}")
+        };
         assert_eq!(*replace_present, Some(LineRange { start: 1, end: 2 }));
         assert_eq!(closest.as_ref().map(|c| c.lines.start), Some(1));
         assert!(err.to_string().contains("already present"), "{err}");
@@ -573,8 +651,16 @@ mod tests {
     #[test]
     fn elided_search_keeps_the_middle() {
         let text = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n";
-        let (out, r) = apply(text, "def f():\n...\n    return a", "def f():\n...\n    return a + 1").unwrap();
-        assert_eq!(out, "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + 1\n");
+        let (out, r) = apply(
+            text,
+            "def f():\n...\n    return a",
+            "def f():\n...\n    return a + 1",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + 1\n"
+        );
         assert!(r[0].elided);
     }
 
@@ -583,15 +669,23 @@ mod tests {
         // The top piece occurs twice before the unique bottom piece, but it is unchanged, so
         // every reading gives the same file.
         let text = "    try:\n        a()\n    try:\n        b()\n        target = 1\n";
-        let (out, _) = apply(text, "    try:\n...\n        target = 1", "    try:\n...\n        target = 2").unwrap();
-        assert_eq!(out, "    try:\n        a()\n    try:\n        b()\n        target = 2\n");
+        let (out, _) = apply(
+            text,
+            "    try:\n...\n        target = 1",
+            "    try:\n...\n        target = 2",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "    try:\n        a()\n    try:\n        b()\n        target = 2\n"
+        );
     }
 
     #[test]
     fn elided_block_whose_changed_piece_is_ambiguous_is_refused() {
         let text = "x = 1\nend\nx = 1\nend\n";
         let err = apply(text, "x = 1\n...\nend", "x = 2\n...\nend").unwrap_err();
-        assert!(matches!(err.reason, Reason::Ambiguous { .. }), "{err:?}");
+        assert!(matches!(*err.reason, Reason::Ambiguous { .. }), "{err:?}");
     }
 
     #[test]
@@ -616,7 +710,12 @@ mod tests {
     #[test]
     fn line_number_prefixes_are_stripped() {
         let text = "a = 1\nb = 2\nc = 3\n";
-        let (out, r) = apply(text, "  2 | b = 2\n  3 | c = 3", "  2 | b = 20\n  3 | c = 3").unwrap();
+        let (out, r) = apply(
+            text,
+            "  2 | b = 2\n  3 | c = 3",
+            "  2 | b = 20\n  3 | c = 3",
+        )
+        .unwrap();
         assert_eq!(out, "a = 1\nb = 20\nc = 3\n");
         assert!(r[0].line_numbers_stripped);
     }

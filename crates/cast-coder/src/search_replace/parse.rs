@@ -166,7 +166,10 @@ fn parse_blocks_at(text: &str, first_line: usize) -> Result<Vec<Block>, Refusal>
                     }
                 };
                 blocks.push(Block {
-                    search: lines[start..divider].iter().map(|s| s.to_string()).collect(),
+                    search: lines[start..divider]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
                     replace: lines[divider + 1..end]
                         .iter()
                         .map(|s| s.to_string())
@@ -298,7 +301,10 @@ mod tests {
     fn tolerates_trailing_angle_and_long_markers() {
         let edit = "---------- SEARCH>\nx\n==========\ny\n++++++++++ REPLACE>\n";
         let blocks = parse_blocks(edit).unwrap();
-        assert_eq!((blocks[0].search.clone(), blocks[0].replace.clone()), (vec!["x".to_owned()], vec!["y".to_owned()]));
+        assert_eq!(
+            (blocks[0].search.clone(), blocks[0].replace.clone()),
+            (vec!["x".to_owned()], vec!["y".to_owned()])
+        );
     }
 
     #[test]
@@ -330,7 +336,10 @@ mod tests {
 
     #[test]
     fn reply_without_closing_tag_is_malformed() {
-        let err = parse_reply("<file-edit filePath=\"a.py\">\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n").unwrap_err();
+        let err = parse_reply(
+            "<file-edit filePath=\"a.py\">\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("</file-edit>"), "{err}");
     }
 }

@@ -14,7 +14,9 @@ pub(crate) enum Reindent {
 }
 
 /// Learns the mapping from (file line, SEARCH line) pairs; blank lines are ignored.
-pub(crate) fn learn<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Reindent, String> {
+pub(crate) fn learn<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Reindent, String> {
     let pairs: Vec<(&str, &str)> = pairs
         .into_iter()
         .filter(|(f, s)| !f.trim().is_empty() && !s.trim().is_empty())
@@ -49,7 +51,7 @@ pub(crate) fn learn<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             None => map.push((s.to_owned(), f.to_owned())),
         }
     }
-    map.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    map.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
     // Deeper SEARCH levels must stay deeper in the file.
     for a in &map {
         for b in &map {
@@ -85,12 +87,15 @@ impl Reindent {
         match self {
             Reindent::Same => Ok(line.to_owned()),
             Reindent::Add(prefix) => Ok(format!("{prefix}{line}")),
-            Reindent::Remove(prefix) => line.strip_prefix(prefix.as_str()).map(str::to_owned).ok_or_else(|| {
-                format!(
-                    "the REPLACE line {:?} is indented less than the SEARCH lines",
-                    line.trim()
-                )
-            }),
+            Reindent::Remove(prefix) => line
+                .strip_prefix(prefix.as_str())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "the REPLACE line {:?} is indented less than the SEARCH lines",
+                        line.trim()
+                    )
+                }),
             Reindent::Map(map) => {
                 let indent = crate::text::indent_of(line);
                 let body = &line[indent.len()..];

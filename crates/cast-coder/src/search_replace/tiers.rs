@@ -216,7 +216,11 @@ pub(crate) fn chain(places: &[Vec<usize>], lens: &[usize]) -> Chain {
 }
 
 /// Every in-order placement of the pieces, or `None` when there are more than `cap`.
-pub(crate) fn all_chains(places: &[Vec<usize>], lens: &[usize], cap: usize) -> Option<Vec<Vec<usize>>> {
+pub(crate) fn all_chains(
+    places: &[Vec<usize>],
+    lens: &[usize],
+    cap: usize,
+) -> Option<Vec<Vec<usize>>> {
     fn walk(
         places: &[Vec<usize>],
         lens: &[usize],
@@ -255,10 +259,9 @@ fn reaches_end(
         return true;
     }
     let end = places[j][p] + lens[j];
-    places[j + 1]
-        .iter()
-        .enumerate()
-        .any(|(q, &pos)| pos >= end && counts[j + 1][q] > 0 && reaches_end(places, lens, counts, j + 1, q))
+    places[j + 1].iter().enumerate().any(|(q, &pos)| {
+        pos >= end && counts[j + 1][q] > 0 && reaches_end(places, lens, counts, j + 1, q)
+    })
 }
 
 #[cfg(test)]
@@ -270,7 +273,10 @@ mod tests {
         assert_eq!(Tier::TrailingWhitespace.normalize("  a \t"), "  a");
         assert_eq!(Tier::Indentation.normalize("\t a  b "), "a  b");
         assert_eq!(Tier::Whitespace.normalize("\t a  \tb "), "a b");
-        assert_eq!(Tier::Punctuation.normalize("“a” – ‘b’\u{a0}c"), "\"a\" - 'b' c");
+        assert_eq!(
+            Tier::Punctuation.normalize("“a” – ‘b’\u{a0}c"),
+            "\"a\" - 'b' c"
+        );
     }
 
     #[test]

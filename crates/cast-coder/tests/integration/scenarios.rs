@@ -22,7 +22,10 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                out.insert(path.strip_prefix(root).unwrap().to_owned(), fs::read(&path).unwrap());
+                out.insert(
+                    path.strip_prefix(root).unwrap().to_owned(),
+                    fs::read(&path).unwrap(),
+                );
             }
         }
     }
@@ -41,7 +44,11 @@ fn run_scenario(dir: &Path) -> Result<(), String> {
     let name = dir.file_name().unwrap().to_string_lossy().into_owned();
     let args = fs::read_to_string(dir.join("args")).unwrap();
     let words: Vec<&str> = args.split_whitespace().collect();
-    assert_eq!(words.first(), Some(&"--format"), "{name}: args must start with --format");
+    assert_eq!(
+        words.first(),
+        Some(&"--format"),
+        "{name}: args must start with --format"
+    );
     let format: Format = words[1].parse().unwrap();
     let target = words.get(2);
     let edit_text = fs::read_to_string(dir.join("edit")).unwrap();
@@ -82,7 +89,11 @@ fn run_scenario(dir: &Path) -> Result<(), String> {
                 .map(|(p, b)| format!("--- {}\n{}", p.display(), String::from_utf8_lossy(b)))
                 .collect::<String>()
         };
-        return Err(format!("{name}: workspace differs\nGOT:\n{}\nWANT:\n{}", show(&got), show(&want)));
+        return Err(format!(
+            "{name}: workspace differs\nGOT:\n{}\nWANT:\n{}",
+            show(&got),
+            show(&want)
+        ));
     }
     Ok(())
 }
@@ -98,5 +109,11 @@ fn every_scenario_folder() {
     dirs.sort();
     assert!(dirs.len() >= 15, "scenario folders are missing");
     let failures: Vec<String> = dirs.iter().filter_map(|d| run_scenario(d).err()).collect();
-    assert!(failures.is_empty(), "{} of {} scenarios failed:\n{}", failures.len(), dirs.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failures.len(),
+        dirs.len(),
+        failures.join("\n\n")
+    );
 }

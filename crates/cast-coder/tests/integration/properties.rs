@@ -41,7 +41,11 @@ fn unique_context(lines: &[String], mut start: usize, mut end: usize) -> Option<
 }
 
 fn block_text(search: &[String], replace: &[String]) -> String {
-    format!("------- SEARCH\n{}=======\n{}+++++++ REPLACE\n", join(search), join(replace))
+    format!(
+        "------- SEARCH\n{}=======\n{}+++++++ REPLACE\n",
+        join(search),
+        join(replace)
+    )
 }
 
 proptest! {

@@ -16,10 +16,18 @@ fn sr(search: &str, replace: &str) -> Edit {
 fn dry_run_returns_the_diff_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.py"), "x = 1\ny = 2\n").unwrap();
-    let set = Coder::new(dir.path()).preview(&[FileEdit::new("a.py", sr("y = 2\n", "y = 3\n"))]).unwrap();
+    let set = Coder::new(dir.path())
+        .preview(&[FileEdit::new("a.py", sr("y = 2\n", "y = 3\n"))])
+        .unwrap();
     assert!(set.dry_run);
-    assert_eq!(set.diff(), "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n");
-    assert_eq!(fs::read_to_string(dir.path().join("a.py")).unwrap(), "x = 1\ny = 2\n");
+    assert_eq!(
+        set.diff(),
+        "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "x = 1\ny = 2\n"
+    );
     assert!(!dir.path().join(".cast").exists());
 }
 
@@ -29,21 +37,36 @@ fn undo_reverts_a_multi_file_change_set_as_a_whole() {
     fs::write(dir.path().join("a.py"), "a = 1\n").unwrap();
     fs::write(dir.path().join("b.py"), "b = 1\n").unwrap();
     let coder = Coder::new(dir.path());
-    coder.apply(&[FileEdit::new("a.py", sr("a = 1\n", "a = 2\n"))]).unwrap();
+    coder
+        .apply(&[FileEdit::new("a.py", sr("a = 1\n", "a = 2\n"))])
+        .unwrap();
     let reply = "<file-edit filePath=\"a.py\">\n------- SEARCH\na = 2\n=======\na = 3\n+++++++ REPLACE\n</file-edit>\n<file-edit filePath=\"b.py\">\n------- SEARCH\nb = 1\n=======\nb = 3\n+++++++ REPLACE\n</file-edit>\n<file-edit filePath=\"new/c.py\">\n------- SEARCH\n=======\nc = 3\n+++++++ REPLACE\n</file-edit>";
     let set = coder.apply(&FileEdit::from_reply(reply).unwrap()).unwrap();
     assert_eq!(set.files.len(), 3);
     assert!(set.files[2].created);
     assert_eq!(coder.history().unwrap().len(), 2);
-    assert!(fs::read_to_string(dir.path().join(".cast/.gitignore")).unwrap().contains('*'));
+    assert!(
+        fs::read_to_string(dir.path().join(".cast/.gitignore"))
+            .unwrap()
+            .contains('*')
+    );
 
     let undone = coder.undo(1, false).unwrap();
     assert_eq!(undone[0].files.len(), 3);
-    assert_eq!(fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 2\n");
-    assert_eq!(fs::read_to_string(dir.path().join("b.py")).unwrap(), "b = 1\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "a = 2\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("b.py")).unwrap(),
+        "b = 1\n"
+    );
     assert!(!dir.path().join("new/c.py").exists());
     coder.undo(1, false).unwrap();
-    assert_eq!(fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 1\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "a = 1\n"
+    );
     assert!(matches!(coder.undo(1, false), Err(CoderError::Undo(_))));
 }
 
@@ -53,11 +76,16 @@ fn undo_refuses_to_overwrite_later_changes_unless_forced() {
     let file = dir.path().join("a.py");
     fs::write(&file, "a = 1\n").unwrap();
     let coder = Coder::new(dir.path());
-    coder.apply(&[FileEdit::new("a.py", sr("a = 1\n", "a = 2\n"))]).unwrap();
+    coder
+        .apply(&[FileEdit::new("a.py", sr("a = 1\n", "a = 2\n"))])
+        .unwrap();
     fs::write(&file, "a = 2\n# edited by hand\n").unwrap();
     let err = coder.undo(1, false).unwrap_err();
     assert!(err.to_string().contains("changed after"), "{err}");
-    assert_eq!(fs::read_to_string(&file).unwrap(), "a = 2\n# edited by hand\n");
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        "a = 2\n# edited by hand\n"
+    );
     coder.undo(1, true).unwrap();
     assert_eq!(fs::read_to_string(&file).unwrap(), "a = 1\n");
 }
@@ -76,7 +104,10 @@ fn refusal_names_the_file_and_keeps_every_file() {
         .unwrap_err();
     let refusal = err.refusal().unwrap();
     assert_eq!(refusal.path.as_deref(), Some(std::path::Path::new("b.py")));
-    assert_eq!(fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 1\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "a = 1\n"
+    );
     assert!(coder.history().unwrap().is_empty());
     // The refusal serializes for tools.
     let json = serde_json::to_value(refusal).unwrap();
@@ -88,16 +119,25 @@ fn refusal_names_the_file_and_keeps_every_file() {
 fn a_missing_file_is_refused_unless_the_edit_creates_it() {
     let dir = tempfile::tempdir().unwrap();
     let coder = Coder::new(dir.path());
-    let err = coder.apply(&[FileEdit::new("none.py", sr("x\n", "y\n"))]).unwrap_err();
+    let err = coder
+        .apply(&[FileEdit::new("none.py", sr("x\n", "y\n"))])
+        .unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
-    coder.apply(&[FileEdit::new("none.py", sr("", "y\n"))]).unwrap();
-    assert_eq!(fs::read_to_string(dir.path().join("none.py")).unwrap(), "y\n");
+    coder
+        .apply(&[FileEdit::new("none.py", sr("", "y\n"))])
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("none.py")).unwrap(),
+        "y\n"
+    );
 }
 
 #[test]
 fn reply_paths_must_stay_inside_the_workspace() {
     for bad in ["../x.py", "/etc/passwd", "a/../../x.py"] {
-        let reply = format!("<file-edit filePath=\"{bad}\">\n------- SEARCH\n=======\nx\n+++++++ REPLACE\n</file-edit>");
+        let reply = format!(
+            "<file-edit filePath=\"{bad}\">\n------- SEARCH\n=======\nx\n+++++++ REPLACE\n</file-edit>"
+        );
         assert!(FileEdit::from_reply(&reply).is_err(), "{bad}");
     }
 }
@@ -119,7 +159,12 @@ fn journal_keeps_a_bounded_history() {
     fs::write(dir.path().join("n.txt"), "0\n").unwrap();
     let coder = Coder::new(dir.path());
     for i in 0..(cast_coder::JOURNAL_KEEP + 3) {
-        coder.apply(&[FileEdit::new("n.txt", sr(&format!("{i}\n"), &format!("{}\n", i + 1)))]).unwrap();
+        coder
+            .apply(&[FileEdit::new(
+                "n.txt",
+                sr(&format!("{i}\n"), &format!("{}\n", i + 1)),
+            )])
+            .unwrap();
     }
     assert_eq!(coder.history().unwrap().len(), cast_coder::JOURNAL_KEEP);
 }
