@@ -21,11 +21,21 @@ fn apply_writes_and_undo_restores() {
     let dir = workspace();
     cast()
         .current_dir(dir.path())
-        .args(["apply", "--format", "search-replace", "--edit", "edit.txt", "app.py"])
+        .args([
+            "apply",
+            "--format",
+            "search-replace",
+            "--edit",
+            "edit.txt",
+            "app.py",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("app.py: applied, line 2"));
-    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 2\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 2\n"
+    );
     // The journal sits at the root found from the target (the folder with .git).
     assert!(dir.path().join(".cast/undo").is_dir());
     cast()
@@ -34,8 +44,15 @@ fn apply_writes_and_undo_restores() {
         .assert()
         .success()
         .stdout(predicate::str::contains("\"files\":[\"app.py\"]"));
-    cast().current_dir(dir.path()).arg("undo").assert().success();
-    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+    cast()
+        .current_dir(dir.path())
+        .arg("undo")
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
     cast()
         .current_dir(dir.path())
         .arg("undo")
@@ -56,10 +73,21 @@ fn refusal_exits_1_with_the_reason_and_changes_nothing() {
         .stdout("")
         .stderr(predicate::str::contains("was not found"))
         .stderr(predicate::str::contains("line 2"));
-    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 3\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 3\n"
+    );
     let out = cast()
         .current_dir(dir.path())
-        .args(["apply", "-f", "search-replace", "-e", "edit.txt", "--json", "app.py"])
+        .args([
+            "apply",
+            "-f",
+            "search-replace",
+            "-e",
+            "edit.txt",
+            "--json",
+            "app.py",
+        ])
         .assert()
         .code(1)
         .get_output()
@@ -74,12 +102,23 @@ fn dry_run_prints_the_diff_from_stdin() {
     let dir = workspace();
     cast()
         .current_dir(dir.path())
-        .args(["apply", "--format", "search-replace", "--edit", "-", "--dry-run", "app.py"])
+        .args([
+            "apply",
+            "--format",
+            "search-replace",
+            "--edit",
+            "-",
+            "--dry-run",
+            "app.py",
+        ])
         .write_stdin(SR)
         .assert()
         .success()
         .stdout(predicate::str::contains("-    return 1\n+    return 2"));
-    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
     assert!(!dir.path().join(".cast").exists());
 }
 
@@ -87,19 +126,43 @@ fn dry_run_prints_the_diff_from_stdin() {
 fn every_format_applies() {
     let dir = workspace();
     let cases = [
-        ("op", r#"[{"type":"insert","after_line":2,"content":["x = 1"]}]"#, "def f():\n    return 1\nx = 1\n"),
-        ("dmp", "@@ -17,8 +17,8 @@\n turn \n-1\n+9\n %0A\n", "def f():\n    return 9\n"),
-        ("lazy", "def f():\n    return 5\n", "def f():\n    return 5\n"),
+        (
+            "op",
+            r#"[{"type":"insert","after_line":2,"content":["x = 1"]}]"#,
+            "def f():\n    return 1\nx = 1\n",
+        ),
+        (
+            "dmp",
+            "@@ -17,8 +17,8 @@\n turn \n-1\n+9\n %0A\n",
+            "def f():\n    return 9\n",
+        ),
+        (
+            "lazy",
+            "def f():\n    return 5\n",
+            "def f():\n    return 5\n",
+        ),
     ];
     for (format, edit, want) in cases {
         fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
         fs::write(dir.path().join("e"), edit).unwrap();
         cast()
             .current_dir(dir.path())
-            .args(["apply", "--format", format, "--edit", "e", "--no-undo", "app.py"])
+            .args([
+                "apply",
+                "--format",
+                format,
+                "--edit",
+                "e",
+                "--no-undo",
+                "app.py",
+            ])
             .assert()
             .success();
-        assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), want, "{format}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("app.py")).unwrap(),
+            want,
+            "{format}"
+        );
     }
 }
 
@@ -109,15 +172,32 @@ fn a_reply_edits_every_file_or_none() {
     let reply = "<chat>Fixing.</chat>\n<file-edit filePath=\"app.py\">\n------- SEARCH\n    return 1\n=======\n    return 2\n+++++++ REPLACE\n</file-edit>\n<file-edit filePath=\"lib/util.py\">\n------- SEARCH\n=======\nHELP = 1\n+++++++ REPLACE\n</file-edit>\n";
     cast()
         .current_dir(dir.path())
-        .args(["apply", "--format", "search-replace", "--edit", "-", "--json"])
+        .args([
+            "apply",
+            "--format",
+            "search-replace",
+            "--edit",
+            "-",
+            "--json",
+        ])
         .write_stdin(reply)
         .assert()
         .success()
         .stdout(predicate::str::contains("\"created\":true"));
-    assert_eq!(fs::read_to_string(dir.path().join("lib/util.py")).unwrap(), "HELP = 1\n");
-    cast().current_dir(dir.path()).arg("undo").assert().success();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("lib/util.py")).unwrap(),
+        "HELP = 1\n"
+    );
+    cast()
+        .current_dir(dir.path())
+        .arg("undo")
+        .assert()
+        .success();
     assert!(!dir.path().join("lib/util.py").exists());
-    assert_eq!(fs::read_to_string(dir.path().join("app.py")).unwrap(), "def f():\n    return 1\n");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
 
     let bad = reply.replace("    return 1\n=======", "    return 7\n=======");
     cast()
@@ -133,7 +213,11 @@ fn a_reply_edits_every_file_or_none() {
 #[test]
 fn bad_usage_exits_2() {
     let dir = workspace();
-    cast().current_dir(dir.path()).args(["apply", "--edit", "edit.txt", "app.py"]).assert().code(2);
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "edit.txt", "app.py"])
+        .assert()
+        .code(2);
     cast()
         .current_dir(dir.path())
         .args(["apply", "--format", "yaml", "--edit", "edit.txt", "app.py"])
@@ -142,7 +226,14 @@ fn bad_usage_exits_2() {
         .stderr(predicate::str::contains("unknown edit format"));
     cast()
         .current_dir(dir.path())
-        .args(["apply", "--format", "search-replace", "--edit", "missing.txt", "app.py"])
+        .args([
+            "apply",
+            "--format",
+            "search-replace",
+            "--edit",
+            "missing.txt",
+            "app.py",
+        ])
         .assert()
         .code(2);
     cast()
@@ -151,6 +242,10 @@ fn bad_usage_exits_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no TARGET"));
-    cast().args(["apply", "--help"]).assert().success().stdout(predicate::str::contains("existing code"));
+    cast()
+        .args(["apply", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("existing code"));
     cast().args(["undo", "--steps", "0"]).assert().code(2);
 }

@@ -76,7 +76,8 @@ fn read_edit(path: &Path) -> anyhow::Result<String> {
     } else {
         std::fs::read(path).with_context(|| format!("reading the edit {}", path.display()))?
     };
-    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("the edit {} is not UTF-8 text", path.display()))
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("the edit {} is not UTF-8 text", path.display()))
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -85,16 +86,22 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let (root, edits) = match &args.target {
         Some(target) => {
             let target = cwd.join(target);
-            let folder = target.parent().map_or_else(|| cwd.clone(), Path::to_path_buf);
+            let folder = target
+                .parent()
+                .map_or_else(|| cwd.clone(), Path::to_path_buf);
             let root = args.root.clone().unwrap_or_else(|| find_root(&folder));
             let edit = match Edit::parse(args.format, &text) {
                 Ok(edit) => edit,
-                Err(refusal) => return refused(&args, out, CoderError::from(refusal.with_path(&target))),
+                Err(refusal) => {
+                    return refused(&args, out, CoderError::from(refusal.with_path(&target)));
+                }
             };
             (root, vec![FileEdit::new(target, edit)])
         }
         None => {
-            if args.format != Format::SearchReplace || !cast_coder::search_replace::has_file_edit_tags(&text) {
+            if args.format != Format::SearchReplace
+                || !cast_coder::search_replace::has_file_edit_tags(&text)
+            {
                 bail!(
                     "no TARGET given: name the file to edit, or give a search-replace reply with \
                      <file-edit filePath=\"…\"> sections"
@@ -111,7 +118,11 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     if args.no_undo {
         coder = coder.without_journal();
     }
-    let result = if args.dry_run { coder.preview(&edits) } else { coder.apply(&edits) };
+    let result = if args.dry_run {
+        coder.preview(&edits)
+    } else {
+        coder.apply(&edits)
+    };
     match result {
         Ok(set) => report(&args, out, &set),
         Err(err @ CoderError::Refused(_)) => refused(&args, out, err),

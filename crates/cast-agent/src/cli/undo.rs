@@ -53,7 +53,11 @@ fn row(e: &JournalEntry) -> Row<'_> {
         id: e.id,
         time: e.time,
         description: &e.description,
-        files: e.files.iter().map(|f| f.path.display().to_string()).collect(),
+        files: e
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect(),
     }
 }
 
@@ -81,7 +85,11 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     if args.list {
         let entries = coder.history()?;
         print(out, args.json, "", &entries)?;
-        return Ok(if entries.is_empty() { Exit::NothingOrRefused } else { Exit::Success });
+        return Ok(if entries.is_empty() {
+            Exit::NothingOrRefused
+        } else {
+            Exit::Success
+        });
     }
     match coder.undo(args.steps as usize, args.force) {
         Ok(undone) => {
