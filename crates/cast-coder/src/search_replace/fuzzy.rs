@@ -180,9 +180,34 @@ pub(crate) fn clearly_ahead(best: f64, second: Option<f64>) -> bool {
     }
 }
 
+/// Whether few enough of the block's lines differ from the window for a similarity match:
+/// at most half of its non-blank lines (and at least one may). A block whose every line is a
+/// little off — copied from another file or an older version of this one — is refused rather
+/// than written over text it only resembles. `needle` and `window` are trimmed lines of equal
+/// length.
+pub(crate) fn few_lines_differ(needle: &[&str], window: &[&str]) -> bool {
+    let nonblank = needle.iter().filter(|l| !l.is_empty()).count();
+    let differing = needle.iter().zip(window).filter(|(a, b)| a != b).count();
+    differing <= (nonblank / 2).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_a_block_whose_every_line_differs_is_not_a_near_miss() {
+        let needle = ["'u'  # 0x75 -> U", "'v'  # 0x76 -> V", "'w'  # 0x77 -> W"];
+        let stale = [
+            "'u'  # 0x0075 -> U",
+            "'v'  # 0x0076 -> V",
+            "'w'  # 0x0077 -> W",
+        ];
+        assert!(!few_lines_differ(&needle, &stale));
+        let one_typo = ["'u'  # 0x75 -> U", "'v'  # 0x76 -> V", "'w'  # 0x77 -> w"];
+        assert!(few_lines_differ(&needle, &one_typo));
+        assert!(few_lines_differ(&["return x"], &["return y"]));
+    }
 
     fn naive(hay: &[&str], needle: &[&str]) -> Vec<(usize, f64)> {
         let k = needle.len();

@@ -270,7 +270,8 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         let needle: Vec<&str> = candidate.search.iter().map(|l| l.trim()).collect();
         let ranking = fuzzy::rank(&trimmed_hay, &needle);
         let Some(best) = ranking.best else { continue };
-        if best.similarity >= fuzzy::MIN_SIMILARITY {
+        let window = &trimmed_hay[best.start..best.start + needle.len()];
+        if best.similarity >= fuzzy::MIN_SIMILARITY && fuzzy::few_lines_differ(&needle, window) {
             let second = ranking.second.map(|s| s.similarity);
             if fuzzy::clearly_ahead(best.similarity, second) {
                 let single = Pieces {
