@@ -323,7 +323,7 @@ mod tests {
         let patches = parse_patches(&make("hello world\n", "hello there\n")).unwrap();
         let err = plan(&patches, "something else\n").unwrap_err();
         assert!(
-            matches!(err.reason, Reason::PatchFailed { patch: 1, .. }),
+            matches!(*err.reason, Reason::PatchFailed { patch: 1, .. }),
             "{err:?}"
         );
     }

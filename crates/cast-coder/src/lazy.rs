@@ -67,7 +67,7 @@ fn parts(sketch: &[String]) -> Vec<Part> {
     let mut open_start = false;
     for (i, line) in sketch.iter().enumerate() {
         if is_marker(line) {
-            if !current.iter().all(|l| is_blank(l)) || (!open_start && !current.is_empty()) {
+            if !current.iter().all(|l| is_blank(l)) {
                 out.push(Part {
                     lines: std::mem::take(&mut current),
                     sketch_line: start,
@@ -97,7 +97,12 @@ fn same(a: &str, b: &str) -> bool {
     a.trim_end() == b.trim_end()
 }
 
-/// Changed lines to turn `region` into `part` (deleted + inserted), and the deleted count.
+/// How similar a sketch line must be to the file line it replaces to count as that line
+/// modified (one change) rather than deleted and inserted (two).
+const MODIFIED_SIMILARITY: f64 = 0.8;
+
+/// Changed lines to turn `region` into `part` (deleted + inserted, a line modified in place
+/// counting once), and the deleted count.
 fn cost(region: &[String], part: &[String]) -> (usize, usize) {
     let r: Vec<&str> = region.iter().map(|l| l.trim_end()).collect();
     let p: Vec<&str> = part.iter().map(|l| l.trim_end()).collect();
@@ -111,9 +116,25 @@ fn cost(region: &[String], part: &[String]) -> (usize, usize) {
             }
             DiffOp::Insert { new_len, .. } => changed += new_len,
             DiffOp::Replace {
-                old_len, new_len, ..
+                old_index,
+                old_len,
+                new_index,
+                new_len,
             } => {
-                changed += old_len + new_len;
+                // A file line rewritten into a close variant (a renamed call, an added
+                // argument) is one change, not a deletion plus an insertion: otherwise a
+                // region where the part inserts a line would always win over one where it
+                // edits a line in place, and the merge would guess.
+                let pairs = old_len.min(new_len);
+                let modified = (0..pairs)
+                    .filter(|&k| {
+                        strsim::normalized_levenshtein(
+                            r[old_index + k].trim(),
+                            p[new_index + k].trim(),
+                        ) >= MODIFIED_SIMILARITY
+                    })
+                    .count();
+                changed += old_len + new_len - modified;
                 deleted += old_len;
             }
         }
@@ -133,9 +154,7 @@ fn merged(region: &[String], part: &[String]) -> Vec<String> {
             len,
         } = op
         {
-            for d in 0..len {
-                out[new_index + d] = region[old_index + d].clone();
-            }
+            out[new_index..new_index + len].clone_from_slice(&region[old_index..old_index + len]);
         }
     }
     out
@@ -251,7 +270,7 @@ fn place(
     if starts.is_empty() {
         return Err(unplaced(
             format!(
-                "its first line {:?} is not in the file{}",
+                "its first line {:?} is not in the file{}.",
                 lines[0],
                 if cursor > 0 {
                     " after the part before it"
@@ -265,7 +284,7 @@ fn place(
     if ends.is_empty() {
         return Err(unplaced(
             format!(
-                "its last line {:?} is not in the file{}",
+                "its last line {:?} is not in the file{}.",
                 lines[m - 1],
                 if cursor > 0 {
                     " after the part before it"
@@ -347,7 +366,7 @@ fn place(
     }
     if best.is_empty() {
         return Err(unplaced(
-            "its first and last lines do not occur in that order in the file".into(),
+            "its first and last lines do not occur in that order in the file.".into(),
             Vec::new(),
         ));
     }
@@ -383,6 +402,20 @@ fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_insertion_does_not_beat_an_edit_in_place() {
+        // The part's context occurs twice: once with a line between its halves that the part
+        // edits, once with nothing between them (where the part would insert the line). The
+        // two readings are equally good, so the merge refuses rather than guessing.
+        let text = "def a():\n    x()\n    y()\n    x()\n    y()\n\ndef b():\n    x()\n    y()\n    total = compute(items, 1)\n    x()\n    y()\n";
+        let sketch = "# ... existing code ...\n    x()\n    y()\n    total = compute(items, 2)\n    x()\n    y()\n# ... existing code ...\n";
+        let err = plan(sketch, text).unwrap_err();
+        assert!(
+            matches!(*err.reason, Reason::LazyUnplaced { .. }),
+            "{err:?}"
+        );
+    }
 
     #[test]
     fn markers_in_several_languages() {
@@ -428,7 +461,10 @@ mod tests {
         let text = "x = 1\nreturn x\ny = 2\nx = 1\nreturn x\n";
         let sketch = "# ... existing code ...\nx = 1\nreturn x + 1\n# ... existing code ...\n";
         let err = plan(sketch, text).unwrap_err();
-        assert!(matches!(err.reason, Reason::LazyUnplaced { .. }), "{err:?}");
+        assert!(
+            matches!(*err.reason, Reason::LazyUnplaced { .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -437,7 +473,7 @@ mod tests {
         let sketch = "line 0\nline 1 changed\n";
         let err = plan(sketch, &text).unwrap_err();
         assert!(
-            matches!(err.reason, Reason::LazyLargeDeletion { .. }),
+            matches!(*err.reason, Reason::LazyLargeDeletion { .. }),
             "{err:?}"
         );
     }

@@ -316,7 +316,7 @@ mod tests {
         let text = "a\nb\nc\n";
         let overlap = r#"[{"type":"delete","start_line":1,"end_line":2},{"type":"replace","start_line":2,"end_line":3,"content":[]}]"#;
         assert!(matches!(
-            run(overlap, text).unwrap_err().reason,
+            *run(overlap, text).unwrap_err().reason,
             Reason::OpsOverlap {
                 first: 1,
                 second: 2,
@@ -325,17 +325,17 @@ mod tests {
         ));
         let inside = r#"[{"type":"delete","start_line":1,"end_line":3},{"type":"insert","after_line":1,"content":["x"]}]"#;
         assert!(matches!(
-            run(inside, text).unwrap_err().reason,
+            *run(inside, text).unwrap_err().reason,
             Reason::OpsOverlap { .. }
         ));
         let same_point = r#"[{"type":"insert","after_line":1,"content":["x"]},{"type":"insert","after_line":1,"content":["y"]}]"#;
         assert!(matches!(
-            run(same_point, text).unwrap_err().reason,
+            *run(same_point, text).unwrap_err().reason,
             Reason::OpsOverlap { .. }
         ));
         let range = r#"[{"type":"delete","start_line":3,"end_line":4}]"#;
         assert!(matches!(
-            run(range, text).unwrap_err().reason,
+            *run(range, text).unwrap_err().reason,
             Reason::OpOutOfRange {
                 op: 1,
                 file_lines: 3,
@@ -351,7 +351,7 @@ mod tests {
         let err = run(json, text).unwrap_err();
         assert!(
             matches!(
-                err.reason,
+                *err.reason,
                 Reason::OpStale {
                     now_at: Some(LineRange { start: 2, end: 2 }),
                     ..

@@ -71,9 +71,9 @@ pub struct Refusal {
     /// The file concerned, when the edit named one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
-    /// The reason, with the details.
+    /// The reason, with the details (boxed: refusals travel in `Result`s).
     #[serde(flatten)]
-    pub reason: Reason,
+    pub reason: Box<Reason>,
 }
 
 /// The reasons for a [`Refusal`].
@@ -227,7 +227,10 @@ pub enum Reason {
 
 impl Refusal {
     pub(crate) fn new(reason: Reason) -> Refusal {
-        Refusal { path: None, reason }
+        Refusal {
+            path: None,
+            reason: Box::new(reason),
+        }
     }
 
     pub(crate) fn malformed(
@@ -280,6 +283,15 @@ fn write_candidate(out: &mut String, c: &Candidate, wrote: &str) {
     }
 }
 
+fn with_period(message: &str) -> String {
+    let m = message.trim_end();
+    if m.ends_with(['.', '!', '?']) {
+        m.to_owned()
+    } else {
+        format!("{m}.")
+    }
+}
+
 fn list(ranges: &[LineRange]) -> String {
     ranges
         .iter()
@@ -295,7 +307,7 @@ impl Display for Refusal {
             let _ = write!(out, "{}: ", path.display());
         }
         out.push_str("edit refused, nothing was changed. ");
-        match &self.reason {
+        match &*self.reason {
             Reason::Malformed {
                 format,
                 message,
@@ -452,7 +464,8 @@ impl Display for Refusal {
                 let _ = write!(
                     out,
                     "Patch {patch} of {patches} (made for line {expected_line}) cannot be \
-                     placed: {message}"
+                     placed: {}",
+                    with_period(message)
                 );
                 if !locations.is_empty() {
                     let _ = write!(out, " It fits at {}.", list(locations));
@@ -472,7 +485,8 @@ impl Display for Refusal {
                 let _ = write!(
                     out,
                     "The lazy edit's part {segment} of {segments} (starting at line \
-                     {sketch_line} of the sketch) cannot be placed: {message}"
+                     {sketch_line} of the sketch) cannot be placed: {}",
+                    with_period(message)
                 );
                 if !locations.is_empty() {
                     let _ = write!(out, " It fits equally well at {}.", list(locations));

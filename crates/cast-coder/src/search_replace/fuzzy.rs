@@ -75,6 +75,9 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
         })
         .collect();
     let u = uniq.len();
+    if k.saturating_mul(u) > MAX_PAIRS {
+        return Ranking::default();
+    }
     let needle_profiles: Vec<Profile> = needle.iter().map(|l| profile(l)).collect();
     let uniq_profiles: Vec<Profile> = uniq.iter().map(|l| profile(l)).collect();
     // bound[i * u + id], longest[i * u + id]
@@ -114,7 +117,7 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
             let id = hay_ids[w + i] as usize;
             let slot = &mut distance[i * u + id];
             if *slot == u32::MAX {
-                *slot = strsim::levenshtein(needle[i], uniq[id]) as u32;
+                *slot = distance_of(needle[i], uniq[id]);
             }
             d += u64::from(*slot);
             m += u64::from(longest[i * u + id]);
@@ -138,6 +141,28 @@ pub(crate) fn rank(hay: &[&str], needle: &[&str]) -> Ranking {
     ranking
 }
 
+/// SEARCH lines × distinct file lines above which the similarity tier is skipped (it would
+/// need too much memory); such a block must match at an equality tier.
+const MAX_PAIRS: usize = 4_000_000;
+
+/// Characters of a line compared exactly; beyond them only the length difference counts, so a
+/// minified line of 100 kB cannot stall the scan.
+const MAX_CHARS: usize = 1_000;
+
+/// Levenshtein distance over characters, on at most [`MAX_CHARS`] of each line.
+fn distance_of(a: &str, b: &str) -> u32 {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la <= MAX_CHARS && lb <= MAX_CHARS {
+        return strsim::levenshtein(a, b) as u32;
+    }
+    let cut = |s: &str| s.char_indices().nth(MAX_CHARS).map_or(s.len(), |(i, _)| i);
+    let head = strsim::levenshtein(&a[..cut(a)], &b[..cut(b)]);
+    let tail = la
+        .saturating_sub(MAX_CHARS)
+        .abs_diff(lb.saturating_sub(MAX_CHARS));
+    (head + tail) as u32
+}
+
 /// Higher similarity first; the earlier window on a tie, so results are deterministic.
 fn better(a: &Scored, b: &Scored) -> bool {
     a.similarity > b.similarity || (a.similarity == b.similarity && a.start < b.start)
@@ -155,9 +180,34 @@ pub(crate) fn clearly_ahead(best: f64, second: Option<f64>) -> bool {
     }
 }
 
+/// Whether few enough of the block's lines differ from the window for a similarity match:
+/// at most half of its non-blank lines (and at least one may). A block whose every line is a
+/// little off — copied from another file or an older version of this one — is refused rather
+/// than written over text it only resembles. `needle` and `window` are trimmed lines of equal
+/// length.
+pub(crate) fn few_lines_differ(needle: &[&str], window: &[&str]) -> bool {
+    let nonblank = needle.iter().filter(|l| !l.is_empty()).count();
+    let differing = needle.iter().zip(window).filter(|(a, b)| a != b).count();
+    differing <= (nonblank / 2).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_a_block_whose_every_line_differs_is_not_a_near_miss() {
+        let needle = ["'u'  # 0x75 -> U", "'v'  # 0x76 -> V", "'w'  # 0x77 -> W"];
+        let stale = [
+            "'u'  # 0x0075 -> U",
+            "'v'  # 0x0076 -> V",
+            "'w'  # 0x0077 -> W",
+        ];
+        assert!(!few_lines_differ(&needle, &stale));
+        let one_typo = ["'u'  # 0x75 -> U", "'v'  # 0x76 -> V", "'w'  # 0x77 -> w"];
+        assert!(few_lines_differ(&needle, &one_typo));
+        assert!(few_lines_differ(&["return x"], &["return y"]));
+    }
 
     fn naive(hay: &[&str], needle: &[&str]) -> Vec<(usize, f64)> {
         let k = needle.len();

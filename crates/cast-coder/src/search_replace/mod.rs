@@ -251,7 +251,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                         return Ok(placed);
                     }
                     let mut r = ambiguous(index, total, tier, &starts, lens[0]);
-                    if let Reason::Ambiguous { count: c, .. } = &mut r.reason {
+                    if let Reason::Ambiguous { count: c, .. } = &mut *r.reason {
                         *c = count.max(starts.len());
                     }
                     return Err(r);
@@ -270,7 +270,8 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         let needle: Vec<&str> = candidate.search.iter().map(|l| l.trim()).collect();
         let ranking = fuzzy::rank(&trimmed_hay, &needle);
         let Some(best) = ranking.best else { continue };
-        if best.similarity >= fuzzy::MIN_SIMILARITY {
+        let window = &trimmed_hay[best.start..best.start + needle.len()];
+        if best.similarity >= fuzzy::MIN_SIMILARITY && fuzzy::few_lines_differ(&needle, window) {
             let second = ranking.second.map(|s| s.similarity);
             if fuzzy::clearly_ahead(best.similarity, second) {
                 let single = Pieces {
@@ -579,7 +580,7 @@ mod tests {
     fn duplicate_is_refused_with_locations() {
         let err = apply("x\nb\ny\nb\n", "b", "B").unwrap_err();
         assert!(
-            matches!(err.reason, Reason::Ambiguous { count: 2, .. }),
+            matches!(*err.reason, Reason::Ambiguous { count: 2, .. }),
             "{err:?}"
         );
         assert!(err.to_string().contains("line 2, line 4"), "{err}");
@@ -639,7 +640,7 @@ mod tests {
             replace_present,
             closest,
             ..
-        } = &err.reason
+        } = &*err.reason
         else {
             panic!("{err:?}")
         };
@@ -685,7 +686,7 @@ mod tests {
     fn elided_block_whose_changed_piece_is_ambiguous_is_refused() {
         let text = "x = 1\nend\nx = 1\nend\n";
         let err = apply(text, "x = 1\n...\nend", "x = 2\n...\nend").unwrap_err();
-        assert!(matches!(err.reason, Reason::Ambiguous { .. }), "{err:?}");
+        assert!(matches!(*err.reason, Reason::Ambiguous { .. }), "{err:?}");
     }
 
     #[test]

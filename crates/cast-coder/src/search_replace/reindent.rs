@@ -51,7 +51,7 @@ pub(crate) fn learn<'a>(
             None => map.push((s.to_owned(), f.to_owned())),
         }
     }
-    map.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    map.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
     // Deeper SEARCH levels must stay deeper in the file.
     for a in &map {
         for b in &map {
