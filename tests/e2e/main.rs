@@ -5,8 +5,8 @@
 
 mod analyzer;
 mod apply;
+mod mcp;
 mod searcher;
 mod support;
 mod symbols;
-mod mcp;
 mod tools;

@@ -56,11 +56,22 @@ fn read(root: &Path, rel: &str) -> String {
 #[test]
 fn read_file_numbers_lines_and_reads_a_range() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "read_file", json!({"target_file": "shop/pricing.py", "explanation": "x", "start_line": 7, "end_line": 9}));
+    let (code, v) = tool(
+        dir.path(),
+        "read_file",
+        json!({"target_file": "shop/pricing.py", "explanation": "x", "start_line": 7, "end_line": 9}),
+    );
     assert_eq!(code, 0);
-    assert_eq!(text(&v), " 7 | \n 8 | def price_of(sku: str) -> Decimal:\n 9 |     \"\"\"The unit price of a product.\"\"\"\n(lines 7-9 of 16 shown)\n");
+    assert_eq!(
+        text(&v),
+        "7 | def price_of(sku: str) -> Decimal:\n8 |     \"\"\"The unit price of a product.\"\"\"\n9 |     return PRICES[sku]\n(lines 7-9 of 16 shown)\n"
+    );
     assert_eq!(v["data"]["total_lines"], 16);
-    let (code, v) = tool(dir.path(), "read_file", json!({"target_file": "shop/nope.py", "explanation": "x"}));
+    let (code, v) = tool(
+        dir.path(),
+        "read_file",
+        json!({"target_file": "shop/nope.py", "explanation": "x"}),
+    );
     assert_eq!((code, v["status"].as_str()), (1, Some("refused")));
     assert!(text(&v).contains("no such file"), "{}", text(&v));
 }
@@ -68,27 +79,62 @@ fn read_file_numbers_lines_and_reads_a_range() {
 #[test]
 fn grep_search_finds_lines_by_regex_and_falls_back_to_text() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "grep_search", json!({"query": "def \\w+_of", "include_pattern": "*.py", "explanation": "x"}));
+    let (code, v) = tool(
+        dir.path(),
+        "grep_search",
+        json!({"query": "def \\w+_of", "include_pattern": "*.py", "explanation": "x"}),
+    );
     assert_eq!(code, 0);
-    assert_eq!(v["data"]["matches"], json!([{"path": "shop/pricing.py", "line": 8, "text": "def price_of(sku: str) -> Decimal:"}]));
-    let (code, v) = tool(dir.path(), "grep_search", json!({"query": "price_of(sku", "explanation": "x"}));
+    assert_eq!(
+        v["data"]["matches"],
+        json!([{"path": "shop/pricing.py", "line": 7, "text": "def price_of(sku: str) -> Decimal:"}])
+    );
+    let (code, v) = tool(
+        dir.path(),
+        "grep_search",
+        json!({"query": "price_of(sku", "explanation": "x"}),
+    );
     assert_eq!(code, 0);
-    assert!(text(&v).contains("searched for the exact text"), "{}", text(&v));
+    assert!(
+        text(&v).contains("searched for the exact text"),
+        "{}",
+        text(&v)
+    );
     assert_eq!(v["data"]["matches"].as_array().unwrap().len(), 2);
-    let (_, v) = tool(dir.path(), "grep_search", json!({"query": "CART", "case_sensitive": false, "exclude_pattern": "*.py", "explanation": "x"}));
-    let paths: Vec<&str> = v["data"]["matches"].as_array().unwrap().iter().map(|m| m["path"].as_str().unwrap()).collect();
-    assert!(!paths.is_empty() && paths.iter().all(|p| !p.ends_with(".py")), "{paths:?}");
+    let (_, v) = tool(
+        dir.path(),
+        "grep_search",
+        json!({"query": "CART", "case_sensitive": false, "exclude_pattern": "*.py", "explanation": "x"}),
+    );
+    let paths: Vec<&str> = v["data"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| !p.ends_with(".py")),
+        "{paths:?}"
+    );
 }
 
 #[test]
 fn list_dir_draws_the_tree() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "list_dir", json!({"relative_workspace_path": "shop", "explanation": "x"}));
+    let (code, v) = tool(
+        dir.path(),
+        "list_dir",
+        json!({"relative_workspace_path": "shop", "explanation": "x"}),
+    );
     assert_eq!(code, 0);
     for name in ["cart.py", "pricing.py", "__init__.py"] {
         assert!(text(&v).contains(name), "{}", text(&v));
     }
-    let (code, _) = tool(dir.path(), "list_dir", json!({"relative_workspace_path": "shop/cart.py", "explanation": "x"}));
+    let (code, _) = tool(
+        dir.path(),
+        "list_dir",
+        json!({"relative_workspace_path": "shop/cart.py", "explanation": "x"}),
+    );
     assert_eq!(code, 1);
 }
 
@@ -97,7 +143,10 @@ fn glob_search_and_file_search_find_files() {
     let dir = project();
     let (code, v) = tool(dir.path(), "glob_search", json!({"pattern": "shop/*.py"}));
     assert_eq!(code, 0);
-    assert_eq!(v["data"]["paths"], json!(["shop/__init__.py", "shop/cart.py", "shop/pricing.py"]));
+    assert_eq!(
+        v["data"]["paths"],
+        json!(["shop/__init__.py", "shop/cart.py", "shop/pricing.py"])
+    );
     let (code, v) = tool(dir.path(), "file_search", json!({"query": "prcng"}));
     assert_eq!(code, 0);
     assert_eq!(v["data"]["paths"][0], "shop/pricing.py");
@@ -119,7 +168,11 @@ fn analyze_repository_maps_the_code_within_a_budget() {
 #[test]
 fn get_skeleton_keeps_signatures_at_their_lines() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "get_skeleton", json!({"target_file": "shop/cart.py"}));
+    let (code, v) = tool(
+        dir.path(),
+        "get_skeleton",
+        json!({"target_file": "shop/cart.py"}),
+    );
     assert_eq!(code, 0);
     let t = text(&v);
     assert!(t.contains("(Line 7) class Cart:"), "{t}");
@@ -130,12 +183,23 @@ fn get_skeleton_keeps_signatures_at_their_lines() {
 #[test]
 fn find_symbol_and_show_symbol_answer_from_the_index() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "find_symbol", json!({"query": "unit price of a product", "top": 3}));
+    let (code, v) = tool(
+        dir.path(),
+        "find_symbol",
+        json!({"query": "unit price of a product", "top": 3}),
+    );
     assert_eq!(code, 0);
-    assert_eq!(v["data"]["found"]["symbols"][0]["qualname"], "price_of", "{v}");
+    assert_eq!(
+        v["data"]["found"]["symbols"][0]["qualname"], "price_of",
+        "{v}"
+    );
     let (code, v) = tool(dir.path(), "show_symbol", json!({"symbol": "Cart.total"}));
     assert_eq!(code, 0);
-    assert!(text(&v).contains("return apply_discount(subtotal, code)"), "{}", text(&v));
+    assert!(
+        text(&v).contains("return apply_discount(subtotal, code)"),
+        "{}",
+        text(&v)
+    );
     let (code, v) = tool(dir.path(), "show_symbol", json!({"symbol": "NoSuchThing"}));
     assert_eq!(code, 1, "{v}");
 }
@@ -145,12 +209,28 @@ fn search_replace_applies_or_refuses_leaving_the_file_unchanged() {
     let dir = project();
     let before = read(dir.path(), "shop/pricing.py");
     let diff = "------- SEARCH\n    return PRICES[sku]\n=======\n    return PRICES.get(sku, Decimal(0))\n+++++++ REPLACE\n";
-    let (code, v) = tool(dir.path(), "search_replace", json!({"target_file": "shop/pricing.py", "diff": diff}));
+    let (code, v) = tool(
+        dir.path(),
+        "search_replace",
+        json!({"target_file": "shop/pricing.py", "diff": diff}),
+    );
     assert_eq!(code, 0, "{v}");
-    assert!(v["data"]["diff"].as_str().unwrap().contains("+    return PRICES.get(sku, Decimal(0))"));
+    assert!(
+        v["data"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    return PRICES.get(sku, Decimal(0))")
+    );
     let after = read(dir.path(), "shop/pricing.py");
-    assert_eq!(after, before.replace("PRICES[sku]", "PRICES.get(sku, Decimal(0))"));
-    let (code, v) = tool(dir.path(), "search_replace", json!({"target_file": "shop/pricing.py", "diff": diff}));
+    assert_eq!(
+        after,
+        before.replace("PRICES[sku]", "PRICES.get(sku, Decimal(0))")
+    );
+    let (code, v) = tool(
+        dir.path(),
+        "search_replace",
+        json!({"target_file": "shop/pricing.py", "diff": diff}),
+    );
     assert_eq!(code, 1);
     assert!(text(&v).contains("unchanged"), "{}", text(&v));
     assert_eq!(read(dir.path(), "shop/pricing.py"), after);
@@ -160,13 +240,21 @@ fn search_replace_applies_or_refuses_leaving_the_file_unchanged() {
 fn edit_file_places_a_lazy_edit_and_refuses_an_unplaceable_one() {
     let dir = project();
     let code_edit = "# ... existing code ...\ndef price_of(sku: str) -> Decimal:\n    \"\"\"The unit price of a product.\"\"\"\n    if sku not in PRICES:\n        raise KeyError(f\"unknown product {sku}\")\n    return PRICES[sku]\n# ... existing code ...\n";
-    let (code, v) = tool(dir.path(), "edit_file", json!({"target_file": "shop/pricing.py", "instructions": "I check the sku", "code_edit": code_edit}));
+    let (code, v) = tool(
+        dir.path(),
+        "edit_file",
+        json!({"target_file": "shop/pricing.py", "instructions": "I check the sku", "code_edit": code_edit}),
+    );
     assert_eq!(code, 0, "{v}");
     let after = read(dir.path(), "shop/pricing.py");
     assert!(after.contains("raise KeyError(f\"unknown product {sku}\")\n    return PRICES[sku]\n"));
     assert!(after.contains("def apply_discount"), "the rest is kept");
     let bad = "# ... existing code ...\nthis context is nowhere\nx = 1\n# ... existing code ...\n";
-    let (code, v) = tool(dir.path(), "edit_file", json!({"target_file": "shop/pricing.py", "instructions": "x", "code_edit": bad}));
+    let (code, v) = tool(
+        dir.path(),
+        "edit_file",
+        json!({"target_file": "shop/pricing.py", "instructions": "x", "code_edit": bad}),
+    );
     assert_eq!(code, 1, "{v}");
     assert_eq!(read(dir.path(), "shop/pricing.py"), after);
 }
@@ -174,15 +262,23 @@ fn edit_file_places_a_lazy_edit_and_refuses_an_unplaceable_one() {
 #[test]
 fn apply_ops_applies_line_operations_bottom_up() {
     let dir = project();
-    let (code, v) = tool(dir.path(), "apply_ops", json!({"target_file": "shop/pricing.py", "ops": [
-        {"type": "insert", "after_line": 0, "content": ["# pricing"]},
-        {"type": "delete", "start_line": 4, "end_line": 4}
-    ]}));
+    let (code, v) = tool(
+        dir.path(),
+        "apply_ops",
+        json!({"target_file": "shop/pricing.py", "ops": [
+            {"type": "insert", "after_line": 0, "content": ["# pricing"]},
+            {"type": "delete", "start_line": 4, "end_line": 4}
+        ]}),
+    );
     assert_eq!(code, 0, "{v}");
     let after = read(dir.path(), "shop/pricing.py");
     assert!(after.starts_with("# pricing\n\"\"\"Prices and discounts.\"\"\"\n"));
     assert!(!after.contains("PRICES = {"));
-    let (code, _) = tool(dir.path(), "apply_ops", json!({"target_file": "shop/pricing.py", "ops": [{"type": "delete", "start_line": 90, "end_line": 99}]}));
+    let (code, _) = tool(
+        dir.path(),
+        "apply_ops",
+        json!({"target_file": "shop/pricing.py", "ops": [{"type": "delete", "start_line": 90, "end_line": 99}]}),
+    );
     assert_eq!(code, 1);
     assert_eq!(read(dir.path(), "shop/pricing.py"), after);
 }
@@ -191,16 +287,27 @@ fn apply_ops_applies_line_operations_bottom_up() {
 fn apply_patch_applies_a_diff_match_patch_patch() {
     let dir = project();
     let patch = "@@ -1,11 +1,11 @@\n %22%22%22Price\n-s and\n+s, taxes and\n  dis\n";
-    let (code, v) = tool(dir.path(), "apply_patch", json!({"target_file": "shop/pricing.py", "patch": patch}));
+    let (code, v) = tool(
+        dir.path(),
+        "apply_patch",
+        json!({"target_file": "shop/pricing.py", "patch": patch}),
+    );
     assert_eq!(code, 0, "{v}");
-    assert!(read(dir.path(), "shop/pricing.py").starts_with("\"\"\"Prices, taxes and discounts.\"\"\"\n"));
+    assert!(
+        read(dir.path(), "shop/pricing.py")
+            .starts_with("\"\"\"Prices, taxes and discounts.\"\"\"\n")
+    );
 }
 
 #[test]
 fn delete_file_and_undo_edit_bring_a_file_back() {
     let dir = project();
     let before = read(dir.path(), "notes.txt");
-    let (code, v) = tool(dir.path(), "delete_file", json!({"target_file": "notes.txt", "explanation": "x"}));
+    let (code, v) = tool(
+        dir.path(),
+        "delete_file",
+        json!({"target_file": "notes.txt", "explanation": "x"}),
+    );
     assert_eq!(code, 0, "{v}");
     assert!(!dir.path().join("notes.txt").exists());
     let (code, v) = tool(dir.path(), "undo_edit", json!({}));
@@ -224,11 +331,22 @@ fn finish_run_command_and_bad_calls() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("cart.py"));
     let (code, v) = tool(dir.path(), "run_command", json!({"command": "ls"}));
-    assert_eq!(code, 2, "run_command exists only with --allow-commands: {v}");
-    let (code, v) = tool(dir.path(), "read_file", json!({"target_file": "x", "explanation": "x", "bogus": 1}));
+    assert_eq!(
+        code, 2,
+        "run_command exists only with --allow-commands: {v}"
+    );
+    let (code, v) = tool(
+        dir.path(),
+        "read_file",
+        json!({"target_file": "x", "explanation": "x", "bogus": 1}),
+    );
     assert_eq!(code, 2);
     assert!(text(&v).contains("bogus"));
-    let (code, v) = tool(dir.path(), "read_file", json!({"target_file": "../x", "explanation": "x"}));
+    let (code, v) = tool(
+        dir.path(),
+        "read_file",
+        json!({"target_file": "../x", "explanation": "x"}),
+    );
     assert_eq!((code, v["status"].as_str()), (1, Some("refused")));
 }
 

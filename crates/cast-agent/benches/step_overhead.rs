@@ -23,7 +23,10 @@ use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::json;
 
 fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn one_run(steps: usize) -> Timings {
@@ -40,7 +43,12 @@ fn one_run(steps: usize) -> Timings {
             )
         })
         .collect();
-    script.push(Reply::openai_call("end", "Done.", "finish", json!({"response": "ok"})));
+    script.push(Reply::openai_call(
+        "end",
+        "Done.",
+        "finish",
+        json!({"response": "ok"}),
+    ));
     let server = ScriptedServer::start(script);
     let agent = Agent {
         llm: Llm {
@@ -84,11 +92,26 @@ fn main() {
     let runs = env_or("CAST_BENCH_RUNS", 5);
     let per_step = |d: Duration| d.as_secs_f64() * 1e6 / (steps + 1) as f64;
     let all: Vec<Timings> = (0..runs).map(|_| one_run(steps)).collect();
-    let col = |f: &dyn Fn(&Timings) -> Duration| median(all.iter().map(|t| per_step(f(t))).collect());
-    println!("agent step overhead: {steps} read_file steps + finish, median of {runs} runs, µs per step");
+    let col =
+        |f: &dyn Fn(&Timings) -> Duration| median(all.iter().map(|t| per_step(f(t))).collect());
+    println!(
+        "agent step overhead: {steps} read_file steps + finish, median of {runs} runs, µs per step"
+    );
     println!("  total            {:>9.1}", col(&|t| t.total));
-    println!("  model wait       {:>9.1}   (HTTP round trip to 127.0.0.1 + parsing)", col(&|t| t.model));
-    println!("  tools            {:>9.1}   (read_file of 40 lines)", col(&|t| t.tools));
-    println!("  agent overhead   {:>9.1}   (everything else)", col(&|t| t.agent()));
-    println!("  all but model    {:>9.1}", col(&|t| t.total.saturating_sub(t.model)));
+    println!(
+        "  model wait       {:>9.1}   (HTTP round trip to 127.0.0.1 + parsing)",
+        col(&|t| t.model)
+    );
+    println!(
+        "  tools            {:>9.1}   (read_file of 40 lines)",
+        col(&|t| t.tools)
+    );
+    println!(
+        "  agent overhead   {:>9.1}   (everything else)",
+        col(&|t| t.agent())
+    );
+    println!(
+        "  all but model    {:>9.1}",
+        col(&|t| t.total.saturating_sub(t.model))
+    );
 }

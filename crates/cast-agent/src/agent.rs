@@ -428,7 +428,10 @@ impl Agent {
         let work = move || {
             if name == crate::llm::text::FILE_EDITS {
                 // The text protocol's <file-edit> answer: the whole reply is the edit.
-                let reply = args.get("reply").and_then(Value::as_str).unwrap_or_default();
+                let reply = args
+                    .get("reply")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 cast_tools::tools::apply_file_edits(&ctx, reply)
             } else {
                 registry.call(&ctx, &name, args)

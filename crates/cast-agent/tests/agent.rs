@@ -170,7 +170,13 @@ fn a_command_then_finish_carries_history_and_ties_results_to_calls() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    for name in ["read_file", "grep_search", "edit_file", "finish", "run_command"] {
+    for name in [
+        "read_file",
+        "grep_search",
+        "edit_file",
+        "finish",
+        "run_command",
+    ] {
         assert!(tools.contains(&name), "{name} missing from {tools:?}");
     }
     let command = first.body["tools"]
@@ -546,23 +552,58 @@ fn shop() -> tempfile::TempDir {
 
 fn explore_and_edit_turns() -> Vec<Turn> {
     vec![
-        ("c1", "I look at the project.", "list_dir", json!({"relative_workspace_path": ".", "explanation": "orient"})),
-        ("c2", "Where are discounts?", "grep_search", json!({"query": "def apply_\\w+", "explanation": "find discounts"})),
-        ("c3", "Read it.", "read_file", json!({"target_file": "shop/pricing.py", "explanation": "see the code", "start_line": 10, "end_line": 14})),
-        ("c4", "Add WELCOME with a lazy edit.", "edit_file", json!({
-            "target_file": "shop/pricing.py",
-            "instructions": "I accept the WELCOME code too",
-            "code_edit": "# ... existing code ...\n    \"\"\"Take 10% off with the code SAVE10.\"\"\"\n    if code in (\"SAVE10\", \"WELCOME\"):\n        return amount * 0.9\n    return amount\n"
-        })),
-        ("c5", "Now make unknown products cost 0.", "search_replace", json!({
-            "target_file": "shop/pricing.py",
-            "diff": "------- SEARCH\n    return PRICES[sku_name]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
-        })),
-        ("c6", "My SEARCH was wrong; copy the line as it is.", "search_replace", json!({
-            "target_file": "shop/pricing.py",
-            "diff": "------- SEARCH\n    return PRICES[sku]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
-        })),
-        ("c7", "Done.", "finish", json!({"response": "WELCOME is accepted and unknown products cost 0."})),
+        (
+            "c1",
+            "I look at the project.",
+            "list_dir",
+            json!({"relative_workspace_path": ".", "explanation": "orient"}),
+        ),
+        (
+            "c2",
+            "Where are discounts?",
+            "grep_search",
+            json!({"query": "def apply_\\w+", "explanation": "find discounts"}),
+        ),
+        (
+            "c3",
+            "Read it.",
+            "read_file",
+            json!({"target_file": "shop/pricing.py", "explanation": "see the code", "start_line": 10, "end_line": 14}),
+        ),
+        (
+            "c4",
+            "Add WELCOME with a lazy edit.",
+            "edit_file",
+            json!({
+                "target_file": "shop/pricing.py",
+                "instructions": "I accept the WELCOME code too",
+                "code_edit": "# ... existing code ...\n    \"\"\"Take 10% off with the code SAVE10.\"\"\"\n    if code in (\"SAVE10\", \"WELCOME\"):\n        return amount * 0.9\n    return amount\n"
+            }),
+        ),
+        (
+            "c5",
+            "Now make unknown products cost 0.",
+            "search_replace",
+            json!({
+                "target_file": "shop/pricing.py",
+                "diff": "------- SEARCH\n    return PRICES[sku_name]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
+            }),
+        ),
+        (
+            "c6",
+            "My SEARCH was wrong; copy the line as it is.",
+            "search_replace",
+            json!({
+                "target_file": "shop/pricing.py",
+                "diff": "------- SEARCH\n    return PRICES[sku]\n=======\n    return PRICES.get(sku, 0)\n+++++++ REPLACE\n"
+            }),
+        ),
+        (
+            "c7",
+            "Done.",
+            "finish",
+            json!({"response": "WELCOME is accepted and unknown products cost 0."}),
+        ),
     ]
 }
 
@@ -578,16 +619,41 @@ fn check_explore_and_edit(dir: &std::path::Path, outcome: &RunOutcome, events: &
     let tools: Vec<&str> = outcome.history.iter().map(|h| h.tool.as_str()).collect();
     assert_eq!(
         tools,
-        ["list_dir", "grep_search", "read_file", "edit_file", "search_replace", "search_replace", "finish"]
+        [
+            "list_dir",
+            "grep_search",
+            "read_file",
+            "edit_file",
+            "search_replace",
+            "search_replace",
+            "finish"
+        ]
     );
     let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
     assert_eq!(statuses, ["ok", "ok", "ok", "ok", "refused", "ok", "ok"]);
-    assert!(outcome.history[0].result.contains("pricing.py"), "{}", outcome.history[0].result);
-    assert!(outcome.history[1].result.contains("10:def apply_discount"), "{}", outcome.history[1].result);
-    assert!(outcome.history[2].result.contains("12 |     if code == \"SAVE10\":"), "{}", outcome.history[2].result);
+    assert!(
+        outcome.history[0].result.contains("pricing.py"),
+        "{}",
+        outcome.history[0].result
+    );
+    assert!(
+        outcome.history[1].result.contains("10:def apply_discount"),
+        "{}",
+        outcome.history[1].result
+    );
+    assert!(
+        outcome.history[2]
+            .result
+            .contains("12 |     if code == \"SAVE10\":"),
+        "{}",
+        outcome.history[2].result
+    );
     // The refusal tells the model what it needs: the file is unchanged and the closest line.
     let refusal = &outcome.history[4].result;
-    assert!(refusal.contains("unchanged") && refusal.contains("return PRICES[sku]"), "{refusal}");
+    assert!(
+        refusal.contains("unchanged") && refusal.contains("return PRICES[sku]"),
+        "{refusal}"
+    );
     assert_eq!(outcome.changed_files, ["shop/pricing.py"]);
     let edits: Vec<Value> = events
         .iter()
@@ -595,13 +661,23 @@ fn check_explore_and_edit(dir: &std::path::Path, outcome: &RunOutcome, events: &
         .filter(|e| e["event"] == "edit")
         .collect();
     assert_eq!(edits.len(), 2, "one edit event per applied edit");
-    assert!(edits[0]["diff"].as_str().unwrap().contains("+    if code in (\"SAVE10\", \"WELCOME\"):"), "{:?}", edits[0]);
+    assert!(
+        edits[0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    if code in (\"SAVE10\", \"WELCOME\"):"),
+        "{:?}",
+        edits[0]
+    );
 }
 
 #[test]
 fn explore_edit_and_recover_through_openai() {
     let dir = shop();
-    let server = ScriptedServer::start(scripted(&Api::OpenAi { stream: false }, explore_and_edit_turns()));
+    let server = ScriptedServer::start(scripted(
+        &Api::OpenAi { stream: false },
+        explore_and_edit_turns(),
+    ));
     let (outcome, events) = run(
         &agent(&server, dir.path(), Api::OpenAi { stream: false }, 20),
         "Accept the WELCOME code and price unknown products at 0.",
@@ -619,13 +695,20 @@ fn explore_edit_and_recover_through_openai() {
         }
     }
     let last = tool_results(&requests[6].body);
-    assert!(last[4].1.contains("unchanged"), "the refusal reached the model: {}", last[4].1);
+    assert!(
+        last[4].1.contains("unchanged"),
+        "the refusal reached the model: {}",
+        last[4].1
+    );
 }
 
 #[test]
 fn explore_edit_and_recover_through_openai_streaming() {
     let dir = shop();
-    let server = ScriptedServer::start(scripted(&Api::OpenAi { stream: true }, explore_and_edit_turns()));
+    let server = ScriptedServer::start(scripted(
+        &Api::OpenAi { stream: true },
+        explore_and_edit_turns(),
+    ));
     let (outcome, events) = run(
         &agent(&server, dir.path(), Api::OpenAi { stream: true }, 20),
         "Accept the WELCOME code and price unknown products at 0.",
@@ -676,7 +759,19 @@ fn file_edit_replies_in_the_text_protocol_edit_several_files() {
     let (outcome, _) = run(&agent(&server, dir.path(), Api::Text, 5), "edit");
     assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
     assert_eq!(outcome.history[0].tool, "file_edits");
-    assert_eq!(outcome.history[0].status, "ok", "{}", outcome.history[0].result);
-    assert!(std::fs::read_to_string(dir.path().join("shop/pricing.py")).unwrap().contains("PRICES.get(sku, 0)"));
-    assert!(std::fs::read_to_string(dir.path().join("shop/cart.py")).unwrap().contains("The price of all items"));
+    assert_eq!(
+        outcome.history[0].status, "ok",
+        "{}",
+        outcome.history[0].result
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("shop/pricing.py"))
+            .unwrap()
+            .contains("PRICES.get(sku, 0)")
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("shop/cart.py"))
+            .unwrap()
+            .contains("The price of all items")
+    );
 }

@@ -19,7 +19,11 @@ fn open_index(ctx: &ToolContext, tool: &str) -> Result<Index, ToolError> {
 
 /// Errors about the question (an unknown symbol, an empty query) are refusals the model can
 /// act on; the rest are failures.
-fn answer_error(ctx: &ToolContext, tool: &str, err: AnalyzerError) -> Result<ToolOutput, ToolError> {
+fn answer_error(
+    ctx: &ToolContext,
+    tool: &str,
+    err: AnalyzerError,
+) -> Result<ToolOutput, ToolError> {
     let text = relative_paths(ctx, &err.to_string());
     match err {
         AnalyzerError::SymbolNotFound { .. }
@@ -27,7 +31,9 @@ fn answer_error(ctx: &ToolContext, tool: &str, err: AnalyzerError) -> Result<Too
         | AnalyzerError::FileNotIndexed { .. }
         | AnalyzerError::LineOutOfRange { .. }
         | AnalyzerError::Trace { .. }
-        | AnalyzerError::Parse { .. } => Ok(ToolOutput::refused(text.clone(), json!({"error": text}))),
+        | AnalyzerError::Parse { .. } => {
+            Ok(ToolOutput::refused(text.clone(), json!({"error": text})))
+        }
         _ => Err(ToolError::Failed {
             tool: tool.to_owned(),
             message: text,
@@ -79,13 +85,16 @@ impl TypedTool for AnalyzeRepository {
         };
         let index = open_index(ctx, Self::NAME)?;
         match index.map(&options) {
-            Ok(map) => Ok(ToolOutput::ok(map.render(), json!({
-                "files_total": map.files_total,
-                "symbols_total": map.symbols_total,
-                "tokens": map.tokens,
-                "budget": map.budget,
-                "traced": map.traced,
-            }))),
+            Ok(map) => Ok(ToolOutput::ok(
+                map.render(),
+                json!({
+                    "files_total": map.files_total,
+                    "symbols_total": map.symbols_total,
+                    "tokens": map.tokens,
+                    "budget": map.budget,
+                    "traced": map.traced,
+                }),
+            )),
             Err(e) => answer_error(ctx, Self::NAME, e),
         }
     }
@@ -132,18 +141,24 @@ impl TypedTool for GetSkeleton {
     fn run(&self, ctx: &ToolContext, p: GetSkeletonParams) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&p.target_file, Access::Read)?;
         if !path.real.is_file() {
-            let text = format!("{}: no such file; check the path (list_dir, file_search)", path.rel);
+            let text = format!(
+                "{}: no such file; check the path (list_dir, file_search)",
+                path.rel
+            );
             return Ok(ToolOutput::refused(text.clone(), json!({"error": text})));
         }
         let registry = cast_parser::Registry::default();
         match cast_analyzer::skeleton::skeleton_of_file(&path.real, &path.rel, &registry) {
             Ok(skeleton) => {
                 let text = skeleton.render();
-                Ok(ToolOutput::ok(text, json!({
-                    "path": skeleton.path,
-                    "language": skeleton.language,
-                    "line_count": skeleton.line_count,
-                })))
+                Ok(ToolOutput::ok(
+                    text,
+                    json!({
+                        "path": skeleton.path,
+                        "language": skeleton.language,
+                        "line_count": skeleton.line_count,
+                    }),
+                ))
             }
             Err(e) => answer_error(ctx, Self::NAME, e),
         }
@@ -175,7 +190,10 @@ impl TypedTool for FindSymbol {
             Ok(found) => {
                 let mut text = found.render();
                 if found.symbols.is_empty() && found.files.is_empty() {
-                    text = format!("nothing matches {:?}; try other words or grep_search", p.query);
+                    text = format!(
+                        "nothing matches {:?}; try other words or grep_search",
+                        p.query
+                    );
                 }
                 Ok(ToolOutput::ok(text, json!({"found": found})))
             }
@@ -204,12 +222,15 @@ impl TypedTool for ShowSymbol {
     fn run(&self, ctx: &ToolContext, p: ShowSymbolParams) -> Result<ToolOutput, ToolError> {
         let index = open_index(ctx, Self::NAME)?;
         match index.show(&p.symbol) {
-            Ok(shown) => Ok(ToolOutput::ok(shown.render(), json!({
-                "path": shown.path,
-                "qualname": shown.qualname,
-                "start_line": shown.start_line,
-                "end_line": shown.end_line,
-            }))),
+            Ok(shown) => Ok(ToolOutput::ok(
+                shown.render(),
+                json!({
+                    "path": shown.path,
+                    "qualname": shown.qualname,
+                    "start_line": shown.start_line,
+                    "end_line": shown.end_line,
+                }),
+            )),
             Err(e) => answer_error(ctx, Self::NAME, e),
         }
     }

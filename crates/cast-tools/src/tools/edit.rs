@@ -43,9 +43,16 @@ fn apply_one(
             "{}: no such file. To create a file, use search_replace with one block whose SEARCH part is empty, or edit_file with the whole new file (no `... existing code ...` markers).",
             path.rel
         );
-        return Ok(ToolOutput::refused(text.clone(), json!({"path": path.rel, "error": text})));
+        return Ok(ToolOutput::refused(
+            text.clone(),
+            json!({"path": path.rel, "error": text}),
+        ));
     }
-    apply_edits(ctx, tool, vec![FileEdit::new(coder_path(ctx, &path.real), edit)])
+    apply_edits(
+        ctx,
+        tool,
+        vec![FileEdit::new(coder_path(ctx, &path.real), edit)],
+    )
 }
 
 /// The path handed to the coder: the real location relative to the root, so a write through
@@ -115,15 +122,25 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
             }
         })
         .collect();
-    let verb = if set.dry_run { "Would change" } else { "Changed" };
+    let verb = if set.dry_run {
+        "Would change"
+    } else {
+        "Changed"
+    };
     let mut text = String::new();
     for f in &files {
         if !f.changed {
-            text.push_str(&format!("{}: no change (the file already has this content)\n", f.path));
+            text.push_str(&format!(
+                "{}: no change (the file already has this content)\n",
+                f.path
+            ));
         } else if f.created {
             text.push_str(&format!("Created {} ({} lines)\n", f.path, f.added));
         } else {
-            text.push_str(&format!("{verb} {}: +{} -{} lines\n", f.path, f.added, f.removed));
+            text.push_str(&format!(
+                "{verb} {}: +{} -{} lines\n",
+                f.path, f.added, f.removed
+            ));
         }
     }
     let diff = set.diff();
@@ -211,7 +228,13 @@ impl TypedTool for SearchReplace {
     const DESCRIPTION: &'static str = "Edit a file with SEARCH/REPLACE blocks (`------- SEARCH` / `=======` / `+++++++ REPLACE`). Copy the SEARCH lines from the file as they are (read it first); each must match exactly one place. All blocks apply or none: a refusal names the block, shows the closest lines with their line numbers, and leaves the file unchanged. Returns the diff.";
 
     fn run(&self, ctx: &ToolContext, p: SearchReplaceParams) -> Result<ToolOutput, ToolError> {
-        apply_one(ctx, Self::NAME, &p.target_file, Format::SearchReplace, &p.diff)
+        apply_one(
+            ctx,
+            Self::NAME,
+            &p.target_file,
+            Format::SearchReplace,
+            &p.diff,
+        )
     }
 }
 
@@ -220,7 +243,10 @@ impl TypedTool for SearchReplace {
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum OpParam {
     /// Insert lines after `after_line` (0: at the top).
-    Insert { after_line: usize, content: Vec<String> },
+    Insert {
+        after_line: usize,
+        content: Vec<String>,
+    },
     /// Replace lines `start_line..=end_line` with `content`.
     Replace {
         start_line: usize,
@@ -308,18 +334,30 @@ impl TypedTool for DeleteFile {
             Ok(m) => m,
             Err(_) => {
                 let text = format!("{}: no such file; nothing was deleted", path.rel);
-                return Ok(ToolOutput::refused(text.clone(), json!({"path": path.rel, "error": text})));
+                return Ok(ToolOutput::refused(
+                    text.clone(),
+                    json!({"path": path.rel, "error": text}),
+                ));
             }
         };
         if meta.is_dir() {
-            let text = format!("{}: is a folder; delete_file removes single files only", path.rel);
-            return Ok(ToolOutput::refused(text.clone(), json!({"path": path.rel, "error": text})));
+            let text = format!(
+                "{}: is a folder; delete_file removes single files only",
+                path.rel
+            );
+            return Ok(ToolOutput::refused(
+                text.clone(),
+                json!({"path": path.rel, "error": text}),
+            ));
         }
         let coder = Coder::new(ctx.workspace.root()).described_as(Self::NAME);
         let rel = coder_path(ctx, &path.lexical);
         if ctx.edit_mode == EditMode::DryRun {
             let text = format!("Would delete {} (dry run: nothing was deleted)", path.rel);
-            return Ok(ToolOutput::ok(text, json!({"path": path.rel, "deleted": false, "dry_run": true})));
+            return Ok(ToolOutput::ok(
+                text,
+                json!({"path": path.rel, "deleted": false, "dry_run": true}),
+            ));
         }
         match coder.delete(&rel) {
             Ok(entry) => Ok(ToolOutput::ok(
@@ -370,10 +408,18 @@ impl TypedTool for UndoEdit {
                         .iter()
                         .map(|f| relative_paths(ctx, &f.path.to_string_lossy()))
                         .collect();
-                    text.push_str(&format!("Undid #{} ({}): {}\n", e.id, e.description, paths.join(", ")));
+                    text.push_str(&format!(
+                        "Undid #{} ({}): {}\n",
+                        e.id,
+                        e.description,
+                        paths.join(", ")
+                    ));
                     files.extend(paths);
                 }
-                Ok(ToolOutput::ok(text, json!({"undone": entries.len(), "files": files})))
+                Ok(ToolOutput::ok(
+                    text,
+                    json!({"undone": entries.len(), "files": files}),
+                ))
             }
             Err(e) => {
                 let text = relative_paths(ctx, &e.to_string());
@@ -404,7 +450,10 @@ pub fn apply_file_edits(ctx: &ToolContext, reply: &str) -> Result<ToolOutput, To
             .resolve(&fe.path.to_string_lossy(), Access::Write)?;
         if !path.real.exists() && !fe.edit.can_create() {
             let text = format!("{}: no such file; nothing was changed", path.rel);
-            return Ok(ToolOutput::refused(text.clone(), json!({"path": path.rel, "error": text})));
+            return Ok(ToolOutput::refused(
+                text.clone(),
+                json!({"path": path.rel, "error": text}),
+            ));
         }
         edits.push(FileEdit::new(coder_path(ctx, &path.real), fe.edit));
     }

@@ -13,9 +13,9 @@ pub use analyze::{
 };
 pub use command::{CommandResult, RunCommand, RunCommandParams, run_shell};
 pub use edit::{
-    ApplyOps, ApplyOpsParams, apply_file_edits, ApplyPatch, ApplyPatchParams, DeleteFile, DeleteFileParams,
-    EditFile, EditFileParams, OpParam, SearchReplace, SearchReplaceParams, UndoEdit,
-    UndoEditParams,
+    ApplyOps, ApplyOpsParams, ApplyPatch, ApplyPatchParams, DeleteFile, DeleteFileParams, EditFile,
+    EditFileParams, OpParam, SearchReplace, SearchReplaceParams, UndoEdit, UndoEditParams,
+    apply_file_edits,
 };
 pub use finish::{Finish, FinishParams};
 pub use search::{

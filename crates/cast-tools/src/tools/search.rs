@@ -19,9 +19,7 @@ fn refused(ctx: &ToolContext, err: &SearchError) -> ToolOutput {
 /// Replaces the absolute root in a message by nothing, so the model sees workspace paths.
 pub(crate) fn relative_paths(ctx: &ToolContext, message: &str) -> String {
     let root = ctx.workspace.root().display().to_string();
-    message
-        .replace(&format!("{root}/"), "")
-        .replace(&root, ".")
+    message.replace(&format!("{root}/"), "").replace(&root, ".")
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,10 +56,7 @@ impl TypedTool for ReadFile {
             Ok(r) => r,
             Err(e) => return Ok(refused(ctx, &e)),
         };
-        let width = result
-            .lines
-            .last()
-            .map_or(1, |l| l.line.to_string().len());
+        let width = result.lines.last().map_or(1, |l| l.line.to_string().len());
         let mut text = String::new();
         for line in &result.lines {
             text.push_str(&format!("{:>width$} | {}\n", line.line, line.text));
@@ -114,8 +109,16 @@ impl TypedTool for GrepSearch {
     fn run(&self, ctx: &ToolContext, p: GrepSearchParams) -> Result<ToolOutput, ToolError> {
         let mut options = GrepOptions {
             case_sensitive: p.case_sensitive.unwrap_or(true),
-            include: p.include_pattern.into_iter().filter(|g| !g.is_empty()).collect(),
-            exclude: p.exclude_pattern.into_iter().filter(|g| !g.is_empty()).collect(),
+            include: p
+                .include_pattern
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .collect(),
+            exclude: p
+                .exclude_pattern
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .collect(),
             ..GrepOptions::default()
         };
         let root = ctx.workspace.root();
@@ -228,11 +231,16 @@ impl TypedTool for ListDir {
     const DESCRIPTION: &'static str = "Show a folder of the workspace as a tree drawing, a few levels deep, with file sizes and line counts (ignored and hidden files skipped). Use it to get oriented; analyze_repository gives a map of the code itself.";
 
     fn run(&self, ctx: &ToolContext, p: ListDirParams) -> Result<ToolOutput, ToolError> {
-        let path = ctx.workspace.resolve(&p.relative_workspace_path, Access::Read)?;
+        let path = ctx
+            .workspace
+            .resolve(&p.relative_workspace_path, Access::Read)?;
         match cast_searcher::list_dir(&path.real, &ListOptions::default()) {
             Ok(r) => {
                 let text = relative_paths(ctx, &r.to_string());
-                Ok(ToolOutput::ok(text, json!({"path": path.rel, "listing": r})))
+                Ok(ToolOutput::ok(
+                    text,
+                    json!({"path": path.rel, "listing": r}),
+                ))
             }
             Err(e) => Ok(refused(ctx, &e)),
         }

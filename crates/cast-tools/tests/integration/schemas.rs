@@ -7,10 +7,16 @@ use serde_json::{Value, json};
 /// A well-formed call of each tool.
 fn example(tool: &str) -> Value {
     match tool {
-        "read_file" => json!({"target_file": "app.py", "explanation": "x", "start_line": 1, "end_line": 5}),
-        "edit_file" => json!({"target_file": "app.py", "instructions": "x", "code_edit": "x = 1\n"}),
+        "read_file" => {
+            json!({"target_file": "app.py", "explanation": "x", "start_line": 1, "end_line": 5})
+        }
+        "edit_file" => {
+            json!({"target_file": "app.py", "instructions": "x", "code_edit": "x = 1\n"})
+        }
         "delete_file" => json!({"target_file": "app.py", "explanation": "x"}),
-        "grep_search" => json!({"query": "def", "case_sensitive": false, "include_pattern": "*.py", "exclude_pattern": "tests/**", "explanation": "x"}),
+        "grep_search" => {
+            json!({"query": "def", "case_sensitive": false, "include_pattern": "*.py", "exclude_pattern": "tests/**", "explanation": "x"})
+        }
         "list_dir" => json!({"relative_workspace_path": ".", "explanation": "x"}),
         "finish" => json!({"response": "done"}),
         "glob_search" => json!({"pattern": "**/*.py"}),
@@ -19,7 +25,9 @@ fn example(tool: &str) -> Value {
         "get_skeleton" => json!({"target_file": "app.py"}),
         "find_symbol" => json!({"query": "parse a date", "top": 5}),
         "show_symbol" => json!({"symbol": "Cart.total"}),
-        "search_replace" => json!({"target_file": "app.py", "diff": "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n"}),
+        "search_replace" => {
+            json!({"target_file": "app.py", "diff": "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n"})
+        }
         "apply_ops" => json!({"target_file": "app.py", "ops": [
             {"type": "insert", "after_line": 0, "content": ["x"]},
             {"type": "replace", "start_line": 2, "end_line": 3, "content": []},
@@ -49,7 +57,11 @@ fn every_schema_is_valid_json_schema_and_checks_calls() {
         }
         let mut extra = good.clone();
         extra["unexpected"] = json!(1);
-        assert!(!validator.is_valid(&extra), "{}: an extra field passes", spec.name);
+        assert!(
+            !validator.is_valid(&extra),
+            "{}: an extra field passes",
+            spec.name
+        );
         assert_eq!(schema["type"], "object", "{}", spec.name);
         assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
         assert!(!spec.description.is_empty());
@@ -62,18 +74,29 @@ fn mistyped_and_missing_fields_are_named_with_the_schema() {
     let ctx = cast_tools::ToolContext::new(dir.path()).unwrap();
     let registry = Registry::standard(RegistryOptions::default());
     let err = registry
-        .call(&ctx, "read_file", json!({"target_file": "a.py", "explanation": "x", "start_line": "ten"}))
+        .call(
+            &ctx,
+            "read_file",
+            json!({"target_file": "a.py", "explanation": "x", "start_line": "ten"}),
+        )
         .unwrap_err()
         .to_string();
     assert!(err.contains("start_line"), "{err}");
-    assert!(err.contains("\"target_file\""), "the schema is shown: {err}");
+    assert!(
+        err.contains("\"target_file\""),
+        "the schema is shown: {err}"
+    );
     let err = registry
         .call(&ctx, "grep_search", json!({"explanation": "x"}))
         .unwrap_err()
         .to_string();
     assert!(err.contains("missing field `query`"), "{err}");
     let err = registry
-        .call(&ctx, "apply_ops", json!({"target_file": "a.py", "ops": [{"type": "move", "line": 1}]}))
+        .call(
+            &ctx,
+            "apply_ops",
+            json!({"target_file": "a.py", "ops": [{"type": "move", "line": 1}]}),
+        )
         .unwrap_err()
         .to_string();
     assert!(err.contains("ops[0]") && err.contains("move"), "{err}");

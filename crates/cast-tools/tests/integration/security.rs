@@ -25,7 +25,11 @@ fn layout() -> Layout {
     let root = base.join("root");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.txt"), format!("{SECRET}\n")).unwrap();
-    std::fs::write(outside.join("secret.py"), format!("def leak():\n    return '{SECRET}'\n")).unwrap();
+    std::fs::write(
+        outside.join("secret.py"),
+        format!("def leak():\n    return '{SECRET}'\n"),
+    )
+    .unwrap();
     for d in ["sub", "inner/deeper", ".git/hooks", ".cast/undo"] {
         std::fs::create_dir_all(root.join(d)).unwrap();
     }
@@ -108,8 +112,16 @@ const HOSTILE: &[(&str, Scope)] = &[
 /// Every tool that takes a path, with the arguments that aim it at `path`.
 fn calls(path: &str) -> Vec<(&'static str, bool, Value)> {
     vec![
-        ("read_file", false, json!({"target_file": path, "explanation": "x"})),
-        ("list_dir", false, json!({"relative_workspace_path": path, "explanation": "x"})),
+        (
+            "read_file",
+            false,
+            json!({"target_file": path, "explanation": "x"}),
+        ),
+        (
+            "list_dir",
+            false,
+            json!({"relative_workspace_path": path, "explanation": "x"}),
+        ),
         ("get_skeleton", false, json!({"target_file": path})),
         ("analyze_repository", false, json!({"trace": path})),
         (
@@ -132,7 +144,11 @@ fn calls(path: &str) -> Vec<(&'static str, bool, Value)> {
             true,
             json!({"target_file": path, "patch": "@@ -1,4 +1,8 @@\n def \n+pwn \n lea\n"}),
         ),
-        ("delete_file", true, json!({"target_file": path, "explanation": "x"})),
+        (
+            "delete_file",
+            true,
+            json!({"target_file": path, "explanation": "x"}),
+        ),
     ]
 }
 
@@ -164,7 +180,10 @@ fn every_hostile_path_is_refused_by_every_tool_and_nothing_outside_changes() {
     let ctx = ToolContext::new(&layout.root).unwrap();
     let registry = Registry::standard(RegistryOptions::default());
     let outside_before = snapshot(&layout.outside);
-    let protected_before = [snapshot(&layout.root.join(".git")), snapshot(&layout.root.join(".cast/undo"))];
+    let protected_before = [
+        snapshot(&layout.root.join(".git")),
+        snapshot(&layout.root.join(".cast/undo")),
+    ];
 
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -180,16 +199,35 @@ fn every_hostile_path_is_refused_by_every_tool_and_nothing_outside_changes() {
             match registry.call(&ctx, tool, args) {
                 Err(ToolError::Sandbox(_)) => {}
                 Ok(out) if out.status == Status::Refused && !out.text.contains(SECRET) => {}
-                Ok(out) => failures.push(format!("{tool}({path:?}) was not refused: {:?}", out.text)),
-                Err(other) => failures.push(format!("{tool}({path:?}) failed instead of refusing: {other}")),
+                Ok(out) => {
+                    failures.push(format!("{tool}({path:?}) was not refused: {:?}", out.text))
+                }
+                Err(other) => failures.push(format!(
+                    "{tool}({path:?}) failed instead of refusing: {other}"
+                )),
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {checked} calls:\n{}", failures.len(), failures.join("\n"));
-    assert!(HOSTILE.len() >= 30 && checked >= 250, "only {checked} calls");
-    assert_eq!(snapshot(&layout.outside), outside_before, "something outside the root changed");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} calls:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        HOSTILE.len() >= 30 && checked >= 250,
+        "only {checked} calls"
+    );
     assert_eq!(
-        [snapshot(&layout.root.join(".git")), snapshot(&layout.root.join(".cast/undo"))],
+        snapshot(&layout.outside),
+        outside_before,
+        "something outside the root changed"
+    );
+    assert_eq!(
+        [
+            snapshot(&layout.root.join(".git")),
+            snapshot(&layout.root.join(".cast/undo"))
+        ],
         protected_before,
         ".git or .cast changed"
     );
@@ -207,14 +245,20 @@ fn search_tools_never_report_what_lies_behind_a_link_out() {
     let registry = Registry::standard(RegistryOptions::default());
     let calls = [
         ("grep_search", json!({"query": SECRET, "explanation": "x"})),
-        ("grep_search", json!({"query": "leak", "include_pattern": "../**", "explanation": "x"})),
+        (
+            "grep_search",
+            json!({"query": "leak", "include_pattern": "../**", "explanation": "x"}),
+        ),
         ("glob_search", json!({"pattern": "../outside/*"})),
         ("glob_search", json!({"pattern": "**/secret.py"})),
         ("file_search", json!({"query": "secret"})),
         ("find_symbol", json!({"query": "leak"})),
         ("show_symbol", json!({"symbol": "leak"})),
         ("analyze_repository", json!({})),
-        ("list_dir", json!({"relative_workspace_path": ".", "explanation": "x"})),
+        (
+            "list_dir",
+            json!({"relative_workspace_path": ".", "explanation": "x"}),
+        ),
     ];
     for (tool, args) in calls {
         let text = match registry.call(&ctx, tool, args.clone()) {
@@ -223,7 +267,10 @@ fn search_tools_never_report_what_lies_behind_a_link_out() {
         };
         assert!(!text.contains(SECRET), "{tool} {args}: {text}");
         assert!(!text.contains("def leak"), "{tool} {args}: {text}");
-        assert!(!text.contains("secret.py") || tool == "list_dir", "{tool} {args}: {text}");
+        assert!(
+            !text.contains("secret.py") || tool == "list_dir",
+            "{tool} {args}: {text}"
+        );
     }
 }
 
@@ -233,12 +280,20 @@ fn reads_inside_git_are_allowed_but_writes_are_not() {
     let ctx = ToolContext::new(&layout.root).unwrap();
     let registry = Registry::standard(RegistryOptions::default());
     let read = registry
-        .call(&ctx, "read_file", json!({"target_file": ".git/config", "explanation": "x"}))
+        .call(
+            &ctx,
+            "read_file",
+            json!({"target_file": ".git/config", "explanation": "x"}),
+        )
         .unwrap();
     assert_eq!(read.status, Status::Ok);
     assert!(read.text.contains("[core]"));
     let err = registry
-        .call(&ctx, "delete_file", json!({"target_file": ".git/config", "explanation": "x"}))
+        .call(
+            &ctx,
+            "delete_file",
+            json!({"target_file": ".git/config", "explanation": "x"}),
+        )
         .unwrap_err();
     assert!(err.to_string().contains(".git"), "{err}");
     assert!(layout.root.join(".git/config").exists());

@@ -17,7 +17,11 @@ fn a_dry_run_returns_the_diff_and_writes_nothing() {
     let (dir, mut ctx, registry) = workspace();
     ctx.edit_mode = EditMode::DryRun;
     let out = registry
-        .call(&ctx, "search_replace", json!({"target_file": "app.py", "diff": EDIT}))
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": EDIT}),
+        )
         .unwrap();
     assert_eq!(out.status, Status::Ok);
     assert!(out.data["diff"].as_str().unwrap().contains("+    return 2"));
@@ -34,10 +38,22 @@ fn a_read_only_context_disables_every_edit_tool() {
     let (dir, mut ctx, registry) = workspace();
     ctx.edit_mode = EditMode::ReadOnly;
     let calls = [
-        ("search_replace", json!({"target_file": "app.py", "diff": EDIT})),
-        ("edit_file", json!({"target_file": "app.py", "instructions": "x", "code_edit": "x = 1\n"})),
-        ("apply_ops", json!({"target_file": "app.py", "ops": [{"type": "delete", "start_line": 1, "end_line": 1}]})),
-        ("delete_file", json!({"target_file": "app.py", "explanation": "x"})),
+        (
+            "search_replace",
+            json!({"target_file": "app.py", "diff": EDIT}),
+        ),
+        (
+            "edit_file",
+            json!({"target_file": "app.py", "instructions": "x", "code_edit": "x = 1\n"}),
+        ),
+        (
+            "apply_ops",
+            json!({"target_file": "app.py", "ops": [{"type": "delete", "start_line": 1, "end_line": 1}]}),
+        ),
+        (
+            "delete_file",
+            json!({"target_file": "app.py", "explanation": "x"}),
+        ),
         ("undo_edit", json!({})),
     ];
     for (tool, args) in calls {
@@ -48,7 +64,11 @@ fn a_read_only_context_disables_every_edit_tool() {
     assert!(dir.path().join("app.py").exists());
     // Reading still works.
     let out = registry
-        .call(&ctx, "read_file", json!({"target_file": "app.py", "explanation": "x"}))
+        .call(
+            &ctx,
+            "read_file",
+            json!({"target_file": "app.py", "explanation": "x"}),
+        )
         .unwrap();
     assert_eq!(out.status, Status::Ok);
 }
@@ -58,30 +78,57 @@ fn edits_across_tools_undo_newest_first() {
     let (dir, ctx, registry) = workspace();
     let path = dir.path().join("app.py");
     registry
-        .call(&ctx, "search_replace", json!({"target_file": "app.py", "diff": EDIT}))
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": EDIT}),
+        )
         .unwrap();
     let created = registry
-        .call(&ctx, "edit_file", json!({"target_file": "pkg/new.py", "instructions": "x", "code_edit": "VALUE = 3\n"}))
+        .call(
+            &ctx,
+            "edit_file",
+            json!({"target_file": "pkg/new.py", "instructions": "x", "code_edit": "VALUE = 3\n"}),
+        )
         .unwrap();
     assert_eq!(created.status, Status::Ok, "{}", created.text);
-    assert_eq!(std::fs::read_to_string(dir.path().join("pkg/new.py")).unwrap(), "VALUE = 3\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pkg/new.py")).unwrap(),
+        "VALUE = 3\n"
+    );
     registry
-        .call(&ctx, "delete_file", json!({"target_file": "app.py", "explanation": "x"}))
+        .call(
+            &ctx,
+            "delete_file",
+            json!({"target_file": "app.py", "explanation": "x"}),
+        )
         .unwrap();
     assert!(!path.exists());
-    let undone = registry.call(&ctx, "undo_edit", json!({"steps": 2})).unwrap();
+    let undone = registry
+        .call(&ctx, "undo_edit", json!({"steps": 2}))
+        .unwrap();
     assert_eq!(undone.data["undone"], 2);
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "def main():\n    return 2\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "def main():\n    return 2\n"
+    );
     assert!(!dir.path().join("pkg/new.py").exists());
     registry.call(&ctx, "undo_edit", json!({})).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "def main():\n    return 1\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "def main():\n    return 1\n"
+    );
 }
 
 #[test]
 fn editing_a_missing_file_says_how_to_create_one() {
     let (_dir, ctx, registry) = workspace();
     let out = registry
-        .call(&ctx, "search_replace", json!({"target_file": "nope.py", "diff": EDIT}))
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "nope.py", "diff": EDIT}),
+        )
         .unwrap();
     assert_eq!(out.status, Status::Refused);
     assert!(out.text.contains("empty"), "{}", out.text);
@@ -90,13 +137,27 @@ fn editing_a_missing_file_says_how_to_create_one() {
 #[test]
 fn a_huge_result_is_capped_and_says_so() {
     let (dir, ctx, registry) = workspace();
-    let big: String = (0..5000).map(|i| format!("value_{i} = {i}  # padding padding padding\n")).collect();
+    let big: String = (0..5000)
+        .map(|i| format!("value_{i} = {i}  # padding padding padding\n"))
+        .collect();
     std::fs::write(dir.path().join("big.py"), big).unwrap();
     let out = registry
-        .call(&ctx, "read_file", json!({"target_file": "big.py", "explanation": "x"}))
+        .call(
+            &ctx,
+            "read_file",
+            json!({"target_file": "big.py", "explanation": "x"}),
+        )
         .unwrap();
-    assert!(out.text.len() <= ctx.max_output_bytes + 200, "{}", out.text.len());
-    assert!(out.text.contains("read on from line") || out.truncated, "{}", &out.text[out.text.len() - 300..]);
+    assert!(
+        out.text.len() <= ctx.max_output_bytes + 200,
+        "{}",
+        out.text.len()
+    );
+    assert!(
+        out.text.contains("read on from line") || out.truncated,
+        "{}",
+        &out.text[out.text.len() - 300..]
+    );
 }
 
 #[test]
@@ -104,7 +165,11 @@ fn a_binary_file_is_refused_not_dumped() {
     let (dir, ctx, registry) = workspace();
     std::fs::write(dir.path().join("blob.bin"), [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
     let out = registry
-        .call(&ctx, "read_file", json!({"target_file": "blob.bin", "explanation": "x"}))
+        .call(
+            &ctx,
+            "read_file",
+            json!({"target_file": "blob.bin", "explanation": "x"}),
+        )
         .unwrap();
     assert_eq!(out.status, Status::Refused);
     assert!(out.text.contains("binary"), "{}", out.text);
