@@ -17,9 +17,7 @@ pub enum AnalyzerError {
         #[source]
         source: std::io::Error,
     },
-    #[error(
-        "index database {path}: {source}; if this persists, delete the file and it is rebuilt"
-    )]
+    #[error("index database {path}: {source}; if this persists, delete the file and it is rebuilt")]
     Db {
         path: PathBuf,
         #[source]
@@ -27,7 +25,9 @@ pub enum AnalyzerError {
     },
     #[error("no index at {db}; build it with `cast index {root}`")]
     NoIndex { db: PathBuf, root: PathBuf },
-    #[error("{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)")]
+    #[error(
+        "{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)"
+    )]
     FileNotIndexed { path: String, root: PathBuf },
     #[error("no symbol matches {query:?}; try `cast find {query}` to search by relevance")]
     SymbolNotFound { query: String },

@@ -277,9 +277,8 @@ struct Candidate {
 }
 
 fn is_test(path: &str) -> bool {
-    path.split('/').any(|p| {
-        p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py")
-    })
+    path.split('/')
+        .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
 }
 
 fn first_line(doc: &str) -> String {
@@ -297,7 +296,8 @@ impl Index {
             return Err(AnalyzerError::EmptyQuery);
         }
         let n_terms = terms.len();
-        let ident = (!query.trim().contains(char::is_whitespace)).then(|| query.trim().to_lowercase());
+        let ident =
+            (!query.trim().contains(char::is_whitespace)).then(|| query.trim().to_lowercase());
         let err = db_err(&self.db_path);
         let ranks = self.symbol_ranks()?;
         let mut stmt = self
@@ -449,7 +449,10 @@ impl Index {
             if let Some(text) = text {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(text);
                 if let Some(body) = text.get(c.start_byte..c.end_byte.min(text.len())) {
-                    let cut = body.char_indices().nth(20_000).map_or(body.len(), |(i, _)| i);
+                    let cut = body
+                        .char_indices()
+                        .nth(20_000)
+                        .map_or(body.len(), |(i, _)| i);
                     match_words(&body[..cut], &terms, &mut c.content);
                 }
             }

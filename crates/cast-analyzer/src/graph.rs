@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use cast_parser::{RefKind, SymbolKind};
 use serde::Serialize;
 
+use crate::Result;
 use crate::index::{Index, kind_of};
 use crate::resolve::{How, decode_deps_raw, decode_edges_raw};
 use crate::store::db_err;
-use crate::Result;
 
 /// A resolved reference between two symbols.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -86,7 +86,9 @@ impl Index {
             .prepare("SELECT path, edges FROM files WHERE edges IS NOT NULL ORDER BY path")
             .map_err(&err)?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
             .map_err(&err)?;
         let mut out = Vec::new();
         for r in rows {

@@ -88,9 +88,14 @@ pub enum Progress {
     /// Listing and statting files.
     Walking,
     /// Reading and parsing changed files.
-    Parsing { done: usize, total: usize },
+    Parsing {
+        done: usize,
+        total: usize,
+    },
     /// Resolving references of this many files.
-    Resolving { files: usize },
+    Resolving {
+        files: usize,
+    },
     Ranking,
 }
 
@@ -317,13 +322,20 @@ impl Writer<'_> {
 
     /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
     /// edges from other files into this one stay valid).
-    fn write_symbols(&self, file_id: i64, parsed: Option<&ParsedFile>, fresh: bool) -> rusqlite::Result<()> {
+    fn write_symbols(
+        &self,
+        file_id: i64,
+        parsed: Option<&ParsedFile>,
+        fresh: bool,
+    ) -> rusqlite::Result<()> {
         let mut old: HashMap<(String, u32), i64> = HashMap::new();
         if !fresh {
             let mut stmt = self
                 .conn
                 .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id=?1 ORDER BY ord")?;
-            let rows = stmt.query_map([file_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            let rows = stmt.query_map([file_id], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })?;
             let mut seen: HashMap<String, u32> = HashMap::new();
             for row in rows {
                 let (id, q) = row?;
@@ -380,10 +392,27 @@ impl Writer<'_> {
                 }
             }
         }
-        let mut delete = self.conn.prepare_cached("DELETE FROM symbols WHERE id=?1")?;
+        let mut delete = self
+            .conn
+            .prepare_cached("DELETE FROM symbols WHERE id=?1")?;
         for id in old.into_values() {
             delete.execute([id])?;
         }
+        let entries: Vec<codec::SymtabEntry> = symbols
+            .iter()
+            .zip(&ids)
+            .map(|(s, id)| codec::SymtabEntry {
+                id: *id,
+                parent: s.parent,
+                kind: kind_code(s.kind),
+                name: s.name.clone(),
+                decorated_line: s.decorated_line,
+                header_end_line: s.header_end_line,
+            })
+            .collect();
+        self.conn
+            .prepare_cached("UPDATE files SET symtab=?1 WHERE id=?2")?
+            .execute(params![codec::encode_symtab(&entries), file_id])?;
         Ok(())
     }
 }
@@ -503,6 +532,12 @@ impl Index {
             Ok(mut report) => {
                 let t = Instant::now();
                 self.conn.execute_batch("COMMIT").map_err(&err)?;
+                if report.cold {
+                    // A new index leaves a WAL as large as the database; fold it in now.
+                    let _ = self
+                        .conn
+                        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                }
                 report.phases.commit = t.elapsed().as_secs_f64();
                 report.seconds += report.phases.commit;
                 report.db_bytes = db_bytes(&self.db_path);
@@ -599,6 +634,8 @@ impl Index {
         let registry = &self.registry;
         let mut structure_changed = false;
         let mut parsed_ids: Vec<i64> = Vec::new();
+        // Edges and deps of re-parsed files as they were, to tell whether the graph changed.
+        let mut old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)> = HashMap::new();
         let writer = Writer { conn };
 
         let write_result: Result<()> = std::thread::scope(|scope| {
@@ -627,9 +664,13 @@ impl Index {
                     Outcome::Touched => {
                         report.touched += 1;
                         if let Some(p) = prev {
-                            conn.prepare_cached("UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3")
-                                .and_then(|mut s| s.execute(params![item.size as i64, item.mtime_ns, p.id]))
-                                .map_err(&err)?;
+                            conn.prepare_cached(
+                                "UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3",
+                            )
+                            .and_then(|mut s| {
+                                s.execute(params![item.size as i64, item.mtime_ns, p.id])
+                            })
+                            .map_err(&err)?;
                         }
                     }
                     Outcome::Parsed { hash, file, blobs } => {
@@ -641,8 +682,31 @@ impl Index {
                         if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
                             structure_changed = true;
                         }
+                        if let Some(p) = prev {
+                            let before: Option<(Vec<u8>, Vec<u8>)> = conn
+                                .prepare_cached("SELECT edges, deps FROM files WHERE id=?1")
+                                .and_then(|mut s| {
+                                    s.query_row([p.id], |r| {
+                                        Ok((
+                                            r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default(),
+                                            r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default(),
+                                        ))
+                                    })
+                                    .optional()
+                                })
+                                .map_err(&err)?;
+                            if let Some(b) = before {
+                                old_graph.insert(p.id, b);
+                            }
+                        }
                         let id = writer
-                            .upsert_file(prev.map(|p| p.id), item, &hash, Some((&file, &blobs)), None)
+                            .upsert_file(
+                                prev.map(|p| p.id),
+                                item,
+                                &hash,
+                                Some((&file, &blobs)),
+                                None,
+                            )
                             .map_err(&err)?;
                         writer
                             .write_symbols(id, Some(&file), prev.is_none())
@@ -650,14 +714,18 @@ impl Index {
                         parsed_ids.push(id);
                     }
                     Outcome::Skipped { hash, reason } => {
-                        report.warnings.push(format!("skipped {}: {reason}", item.rel));
+                        report
+                            .warnings
+                            .push(format!("skipped {}: {reason}", item.rel));
                         if prev.is_some_and(|p| p.iface.is_some()) || prev.is_none() {
                             structure_changed = true;
                         }
                         let id = writer
                             .upsert_file(prev.map(|p| p.id), item, &hash, None, Some(&reason))
                             .map_err(&err)?;
-                        writer.write_symbols(id, None, prev.is_none()).map_err(&err)?;
+                        writer
+                            .write_symbols(id, None, prev.is_none())
+                            .map_err(&err)?;
                     }
                 }
             }
@@ -669,7 +737,8 @@ impl Index {
         if report.deleted > 0 {
             structure_changed = true;
         }
-        report.skipped = count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
+        report.skipped =
+            count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
         report.files = count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?;
 
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
@@ -687,22 +756,28 @@ impl Index {
             let refs = load_refs(conn, &catalog, &targets).map_err(&err)?;
             report.resolved_files = refs.len();
             catalog.resolve_files(&refs);
+            let mut graph_changed = structure_changed || report.cold;
             {
                 let mut stmt = conn
                     .prepare_cached("UPDATE files SET edges=?1, deps=?2 WHERE id=?3")
                     .map_err(&err)?;
                 for (f, _) in &refs {
-                    stmt.execute(params![
-                        catalog.encode_edges(*f),
-                        catalog.encode_deps(*f),
-                        catalog.files[*f as usize].id
-                    ])
-                    .map_err(&err)?;
+                    let edges = catalog.encode_edges(*f);
+                    let deps = catalog.encode_deps(*f);
+                    let before = &old_graph.get(&catalog.files[*f as usize].id);
+                    if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
+                        graph_changed = true;
+                    }
+                    stmt.execute(params![edges, deps, catalog.files[*f as usize].id])
+                        .map_err(&err)?;
                 }
             }
             report.phases.resolve = lap(&mut phase);
-            progress(Progress::Ranking);
-            report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            // Same edges as before (an edit that changed no reference): the ranks stand.
+            if graph_changed {
+                progress(Progress::Ranking);
+                report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            }
             report.phases.rank = lap(&mut phase);
             report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
             report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
@@ -779,13 +854,16 @@ pub(crate) fn db_bytes(db: &Path) -> u64 {
         .sum()
 }
 
+type GraphBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Files, symbols, imports and stored edges, in memory.
 pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
-    let mut blobs: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
+    // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
+    let mut blobs: Vec<GraphBlobs> = Vec::new();
     {
         let mut stmt = conn.prepare(
-            "SELECT id, path, language, imports, edges, deps FROM files ORDER BY id",
+            "SELECT id, path, language, imports, edges, deps, symtab FROM files ORDER BY id",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -793,29 +871,23 @@ pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
             let path: String = r.get(1)?;
             let language: Option<String> = r.get(2)?;
             let imports = r
-                .get::<_, Option<Vec<u8>>>(3)?
-                .and_then(|b| codec::decode_imports(&b))
+                .get_ref(3)?
+                .as_blob_or_null()?
+                .and_then(codec::decode_imports)
                 .unwrap_or_default();
-            cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            let file = cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            let symtab = r
+                .get_ref(6)?
+                .as_blob_or_null()?
+                .and_then(codec::decode_symtab)
+                .unwrap_or_default();
+            let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
+            for e in symtab {
+                let parent = e.parent.and_then(|p| dense.get(p).copied());
+                let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
+                dense.push(idx);
+            }
             blobs.push((r.get(4)?, r.get(5)?));
-        }
-    }
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, file_id, parent_id, kind, name, decorated_line, header_end_line FROM symbols ORDER BY file_id, ord",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            let file_id: i64 = r.get(1)?;
-            let parent: Option<i64> = r.get(2)?;
-            let Some(&file) = cat.file_by_id.get(&file_id) else {
-                continue;
-            };
-            let parent = parent.and_then(|p| cat.sym_by_id.get(&p).copied());
-            let kind = kind_of(r.get(3)?);
-            let name: String = r.get(4)?;
-            cat.add_sym(id, file, parent, kind, &name, r.get(5)?, r.get(6)?);
         }
     }
     for (i, (edges, deps)) in blobs.into_iter().enumerate() {
@@ -840,7 +912,9 @@ fn load_refs(
             continue;
         };
         let blob: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?.flatten();
-        let refs = blob.and_then(|b| codec::decode_refs(&b)).unwrap_or_default();
+        let refs = blob
+            .and_then(|b| codec::decode_refs(&b))
+            .unwrap_or_default();
         out.push((f, refs));
     }
     Ok(out)

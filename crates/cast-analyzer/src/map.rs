@@ -114,12 +114,7 @@ fn file_line(f: &MapFile) -> String {
 }
 
 fn symbol_line(s: &MapSymbol) -> String {
-    let mut out = format!(
-        "    {}{:>4} {}",
-        "  ".repeat(s.depth),
-        s.line,
-        s.signature
-    );
+    let mut out = format!("    {}{:>4} {}", "  ".repeat(s.depth), s.line, s.signature);
     if let Some(c) = s.calls {
         out.push_str(&format!("  [ran {c}×]"));
     }
@@ -236,7 +231,9 @@ impl Index {
         let err = db_err(&self.db_path);
         let mut stmt = self
             .conn
-            .prepare("SELECT id, path, description, line_count, deps FROM files WHERE flags & 4 = 0")
+            .prepare(
+                "SELECT id, path, description, line_count, deps FROM files WHERE flags & 4 = 0",
+            )
             .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {
@@ -244,7 +241,9 @@ impl Index {
                 Ok(FileInfo {
                     id: r.get(0)?,
                     path: r.get(1)?,
-                    description: r.get::<_, Option<String>>(2)?.map(|d| short_description(&d)),
+                    description: r
+                        .get::<_, Option<String>>(2)?
+                        .map(|d| short_description(&d)),
                     lines: r.get(3)?,
                     deps: deps
                         .and_then(|d| decode_deps_raw(&d))
@@ -304,7 +303,9 @@ impl Index {
             .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id = ?1 AND name = ?2")
             .map_err(&err)?;
         let rows: Vec<(i64, String)> = stmt
-            .query_map(rusqlite::params![file_id, name], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map(rusqlite::params![file_id, name], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .map_err(&err)?
             .collect::<rusqlite::Result<_>>()
             .map_err(&err)?;
@@ -322,7 +323,10 @@ impl Index {
         if let Some(id) = files_by_path.get(rel.as_str()) {
             return Some(*id);
         }
-        let parts: Vec<&str> = traced.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = traced
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty())
+            .collect();
         for start in 0..parts.len() {
             let suffix = parts[start..].join("/");
             if let Some(id) = files_by_path.get(suffix.as_str()) {
@@ -492,7 +496,11 @@ impl Index {
             if !shown_files.contains_key(&file.id) {
                 let mf = make_file(file);
                 cost += estimate_tokens(&file_line(&mf));
-                cost += mf.errors.iter().map(|e| estimate_tokens(&error_line(e, 0))).sum::<usize>();
+                cost += mf
+                    .errors
+                    .iter()
+                    .map(|e| estimate_tokens(&error_line(e, 0)))
+                    .sum::<usize>();
                 if !dirs.contains(dir_of(&file.path)) {
                     cost += estimate_tokens(dir_of(&file.path)) + 1;
                 }
@@ -588,11 +596,7 @@ impl Index {
         }
         out_files.sort_by(|a, b| a.path.cmp(&b.path));
         let candidate_files = files.values().filter(|f| allowed(f.id)).count();
-        let candidate_syms = if traced {
-            calls.len()
-        } else {
-            symbols_total
-        };
+        let candidate_syms = if traced { calls.len() } else { symbols_total };
         let shown_sym_count = out_files.iter().map(|f| f.symbols.len()).sum::<usize>();
         let mut map = LogicMap {
             root,

@@ -103,7 +103,12 @@ impl SymbolSource {
             &self.referenced_by,
             self.referenced_by_total,
         );
-        list(&mut out, "References", &self.references, self.references.len());
+        list(
+            &mut out,
+            "References",
+            &self.references,
+            self.references.len(),
+        );
         if !self.others.is_empty() {
             out.push_str(&format!("Also matching: {}\n", self.others.join(", ")));
         }
@@ -141,9 +146,8 @@ fn sym_row(r: &rusqlite::Row) -> rusqlite::Result<SymRow> {
 }
 
 fn is_test_path(path: &str) -> bool {
-    path.split('/').any(|p| {
-        p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py")
-    })
+    path.split('/')
+        .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
 }
 
 impl Index {
@@ -367,7 +371,11 @@ impl Index {
             .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })
             .map_err(&err)?;
         let mut incoming = Vec::new();

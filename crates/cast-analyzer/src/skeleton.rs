@@ -129,7 +129,10 @@ fn first_paragraph(doc: &str) -> String {
         .take_while(|l| !l.trim().is_empty())
         .map(str::trim)
         .collect();
-    format!("\"\"\"{}\"\"\"", para.join(" ").replace("\"\"\"", "\\\"\\\"\\\""))
+    format!(
+        "\"\"\"{}\"\"\"",
+        para.join(" ").replace("\"\"\"", "\\\"\\\"\\\"")
+    )
 }
 
 /// The line of the module docstring: the first statement, when the description exists.
@@ -194,9 +197,7 @@ fn python_lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
             group.push(&imports[j]);
             j += 1;
         }
-        let indent = first
-            .scope
-            .map_or(0, |s| depth(parsed, s) + 1);
+        let indent = first.scope.map_or(0, |s| depth(parsed, s) + 1);
         out.push(SkeletonLine {
             line: first.line,
             text: format!("{}{}", "    ".repeat(indent), import_text(&group)),
@@ -206,17 +207,25 @@ fn python_lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
     for (idx, s) in parsed.symbols.iter().enumerate() {
         let indent = "    ".repeat(depth(parsed, idx));
         for (k, d) in s.decorators.iter().enumerate() {
-            let line = (s.decorated_line + k as u32).min(s.start_line.saturating_sub(1).max(s.decorated_line));
+            let line = (s.decorated_line + k as u32)
+                .min(s.start_line.saturating_sub(1).max(s.decorated_line));
             out.push(SkeletonLine {
                 line,
                 text: format!("{indent}@{d}"),
             });
         }
-        let has_children = parsed.symbols.get(idx + 1).is_some_and(|n| n.parent == Some(idx));
+        let has_children = parsed
+            .symbols
+            .get(idx + 1)
+            .is_some_and(|n| n.parent == Some(idx));
         let elide = s.kind != SymbolKind::Class && s.docstring.is_none() && !has_children;
         out.push(SkeletonLine {
             line: s.start_line,
-            text: format!("{indent}{}:{}", s.signature, if elide { " ..." } else { "" }),
+            text: format!(
+                "{indent}{}:{}",
+                s.signature,
+                if elide { " ..." } else { "" }
+            ),
         });
         if let (Some(doc), Some((start, _))) = (&s.docstring, s.docstring_lines) {
             out.push(SkeletonLine {

@@ -86,8 +86,7 @@ static TB_FRAME: LazyLock<Option<Regex>> =
 static PY_LOCATION: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^(\S+?\.pyx?):(\d+):(?: (.*))?$").ok());
 static PY_RESULT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^(\S+?\.py)::(\S+?)(?:\[.*\])? +(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)")
-        .ok()
+    Regex::new(r"^(\S+?\.py)::(\S+?)(?:\[.*\])? +(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)").ok()
 });
 static PY_SUMMARY: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^(FAILED|ERROR|PASSED) (\S+?\.py)::(\S+?)(?:\[.*?\])?(?: - (.*))?$").ok()
@@ -119,7 +118,9 @@ fn parse_json_lines(text: &str) -> Result<Trace, TraceParseError> {
         }
         let ev: JsonEvent = serde_json::from_str(line).map_err(|e| TraceParseError {
             line: i + 1,
-            message: format!("not a JSON execution event ({e}); see the format in docs/analyzer.md"),
+            message: format!(
+                "not a JSON execution event ({e}); see the format in docs/analyzer.md"
+            ),
         })?;
         match ev.event.as_deref().unwrap_or("call") {
             "call" | "line" => trace.frames.push(Frame {
@@ -146,7 +147,10 @@ fn parse_traceback(text: &str, trace: &mut Trace) {
     let mut block: Vec<(String, u32, Option<String>)> = Vec::new();
     let mut in_block = false;
     for line in text.lines() {
-        if line.trim_start().starts_with("Traceback (most recent call last)") {
+        if line
+            .trim_start()
+            .starts_with("Traceback (most recent call last)")
+        {
             in_block = true;
             block.clear();
             continue;
@@ -199,8 +203,8 @@ fn parse_pytest(text: &str, trace: &mut Trace) {
     let mut locations: Vec<(String, u32, String)> = Vec::new();
     let mut first_e: Option<String> = None;
     let flush = |locations: &mut Vec<(String, u32, String)>,
-                     first_e: &mut Option<String>,
-                     trace: &mut Trace| {
+                 first_e: &mut Option<String>,
+                 trace: &mut Trace| {
         if let Some((file, line, text)) = locations.last() {
             for (f, l, t) in locations.iter() {
                 let function = t.strip_prefix("in ").map(|s| s.trim().to_owned());
@@ -316,8 +320,12 @@ FAILED tests/test_cart.py::test_total - ZeroDivisionError: division by zero
                 message: "ZeroDivisionError: division by zero".into()
             }]
         );
-        assert!(t.frames.iter().any(|f| f.file == "tests/test_cart.py"
-            && f.function.as_deref() == Some("test_total")));
+        assert!(
+            t.frames
+                .iter()
+                .any(|f| f.file == "tests/test_cart.py"
+                    && f.function.as_deref() == Some("test_total"))
+        );
     }
 
     #[test]

@@ -112,7 +112,10 @@ fn call_graph_of_a_small_fixture_matches_the_one_checked_by_hand() {
         .into_iter()
         .map(|s| s.qualname)
         .collect();
-    assert_eq!(top, vec!["round_money", "Item.total", "Store.count", "render"]);
+    assert_eq!(
+        top,
+        vec!["round_money", "Item.total", "Store.count", "render"]
+    );
     let files: Vec<String> = index
         .top_files(2)
         .unwrap()
@@ -170,7 +173,12 @@ fn edited_added_and_deleted_files_are_reflected_after_reindex() {
     assert!(!e.iter().any(|(s, d, _)| s == "<main.py>" || d == "line"));
     assert!(index.show("line").is_err());
     let shown = index.show("round_money").unwrap();
-    assert!(shown.referenced_by.iter().any(|r| r.path == "inventory/audit.py"));
+    assert!(
+        shown
+            .referenced_by
+            .iter()
+            .any(|r| r.path == "inventory/audit.py")
+    );
     assert_eq!(index.stats().unwrap().files, 5);
     drop(index);
 
@@ -183,7 +191,11 @@ fn edited_added_and_deleted_files_are_reflected_after_reindex() {
     let r = index.report().unwrap();
     assert_eq!((r.changed, r.resolved_files), (1, 1));
     let e = edges(&index);
-    assert!(e.contains(&("Store.value".into(), "round_money".into(), "call/import".into())));
+    assert!(e.contains(&(
+        "Store.value".into(),
+        "round_money".into(),
+        "call/import".into()
+    )));
     assert!(e.contains(&("audit".into(), "round_money".into(), "call/import".into())));
     drop(index);
 
@@ -203,7 +215,10 @@ fn map_fits_the_budget_with_the_top_ranked_symbols() {
     let index = Index::open(dir.path()).unwrap();
     let full = index.map(&MapOptions::default()).unwrap();
     let text = full.render();
-    assert!(text.contains("models.py — Items and their prices."), "{text}");
+    assert!(
+        text.contains("models.py — Items and their prices."),
+        "{text}"
+    );
     assert!(text.contains("store.py — The store: stock levels and their value. → inventory/report.py, inventory/models.py"), "{text}");
     assert!(text.contains("      24 def round_money(value)"), "{text}");
     assert_eq!((full.omitted_files, full.omitted_symbols), (0, 0));
@@ -237,7 +252,11 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         .unwrap();
     let text = map.render();
     let files: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(files, vec!["inventory/report.py", "inventory/store.py", "main.py"], "{text}");
+    assert_eq!(
+        files,
+        vec!["inventory/report.py", "inventory/store.py", "main.py"],
+        "{text}"
+    );
     assert!(text.contains("def demo()  [ran 1×]"), "{text}");
     assert!(text.contains("def summary(self)  [ran 1×]"), "{text}");
     assert!(!text.contains("models.py"), "{text}");
@@ -253,7 +272,10 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         })
         .unwrap();
     let text = map.render();
-    assert!(text.contains("26 │ return round(value, 2)  [ERROR: TypeError: bad total]"), "{text}");
+    assert!(
+        text.contains("26 │ return round(value, 2)  [ERROR: TypeError: bad total]"),
+        "{text}"
+    );
     assert!(text.contains("def round_money(value)  [ran 1×]"), "{text}");
     assert!(!text.contains("store.py"), "{text}");
 }

@@ -61,10 +61,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             let text = std::fs::read(path)
                 .with_context(|| format!("cannot read the trace {}", path.display()))?;
             let text = String::from_utf8_lossy(&text);
-            Some(
-                parse_trace(&text)
-                    .map_err(|e| anyhow::anyhow!("trace {}: {e}", path.display()))?,
-            )
+            Some(parse_trace(&text).map_err(|e| anyhow::anyhow!("trace {}: {e}", path.display()))?)
         }
         None => None,
     };
