@@ -55,8 +55,12 @@ fn map_shows_files_descriptions_and_ranked_symbols() {
         .arg(dir.path())
         .assert()
         .success()
-        .stdout(predicate::str::contains("cart.py — Shopping carts. → shop/pricing.py"))
-        .stdout(predicate::str::contains("def price_of(sku: str) -> Decimal"));
+        .stdout(predicate::str::contains(
+            "cart.py — Shopping carts. → shop/pricing.py",
+        ))
+        .stdout(predicate::str::contains(
+            "def price_of(sku: str) -> Decimal",
+        ));
     let out = cast()
         .args(["map", "--json", "--budget", "500"])
         .arg(dir.path())
@@ -85,8 +89,12 @@ fn map_with_a_trace_prunes_files_that_never_ran() {
         .arg(&trace)
         .assert()
         .success()
-        .stdout(predicate::str::contains("def price_of(sku: str) -> Decimal  [ran 4×]"))
-        .stdout(predicate::str::contains("return PRICES[sku]  [ERROR: KeyError: 'kiwi']"))
+        .stdout(predicate::str::contains(
+            "def price_of(sku: str) -> Decimal  [ran 4×]",
+        ))
+        .stdout(predicate::str::contains(
+            "return PRICES[sku]  [ERROR: KeyError: 'kiwi']",
+        ))
         .stdout(predicate::str::contains("cart.py").not());
     std::fs::write(&trace, "{\"file\": \"a.py\"}\nnot json\n").unwrap();
     cast()
@@ -129,7 +137,9 @@ fn show_prints_source_and_references_or_exits_1() {
         .arg(dir.path())
         .assert()
         .success()
-        .stdout(predicate::str::contains("shop/pricing.py:7-9 function price_of"))
+        .stdout(predicate::str::contains(
+            "shop/pricing.py:7-9 function price_of",
+        ))
         .stdout(predicate::str::contains("9 |     return PRICES[sku]"))
         .stdout(predicate::str::contains("shop/cart.py:19  Cart.total"));
     cast()

@@ -186,10 +186,26 @@ fn edited_added_and_deleted_files_are_reflected_after_reindex() {
     // edges other files hold into it stay valid.
     let models = root.join("inventory/models.py");
     let text = std::fs::read_to_string(&models).unwrap();
+    let ranks_before: Vec<(String, f64)> = Index::open(root)
+        .unwrap()
+        .top_symbols(100)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.qualname, s.rank))
+        .collect();
     std::fs::write(&models, text.replace("round(value, 2)", "round(value, 3)")).unwrap();
     let index = Index::open(root).unwrap();
     let r = index.report().unwrap();
     assert_eq!((r.changed, r.resolved_files), (1, 1));
+    // Its references resolve to the same edges, so PageRank is not run again and ranks stand.
+    assert_eq!(r.rank_iterations, 0);
+    let ranks_after: Vec<(String, f64)> = index
+        .top_symbols(100)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.qualname, s.rank))
+        .collect();
+    assert_eq!(ranks_after, ranks_before);
     let e = edges(&index);
     assert!(e.contains(&(
         "Store.value".into(),
