@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{Index, IndexOptions, MapOptions, Refresh};
+use cast_analyzer::{AnalyzerError, Index, IndexOptions, MapOptions, Refresh};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -315,6 +315,25 @@ fn show_gives_exact_source_by_name_or_line_with_references() {
     assert!(by_line.render().contains("26 |     return round(value, 2)"));
     assert!(index.show("no_such_thing").is_err());
     assert!(index.show("inventory/models.py:999").is_err());
+}
+
+#[test]
+fn skeleton_of_a_file_under_the_root_and_refused_outside_it() {
+    let dir = copy_fixture("inventory");
+    let index = Index::open(dir.path()).unwrap();
+    let sk = index.skeleton("inventory/models.py").unwrap();
+    let abs = index
+        .skeleton(&dir.path().join("inventory/models.py").to_string_lossy())
+        .unwrap();
+    assert_eq!(sk.render(), abs.render());
+    assert!(sk.render().contains("def round_money(value)"));
+    for outside in ["../etc/passwd", "/etc/passwd", "inventory/missing.py"] {
+        let err = index.skeleton(outside).unwrap_err();
+        assert!(
+            matches!(err, AnalyzerError::FileNotIndexed { .. }),
+            "{outside}: {err}"
+        );
+    }
 }
 
 #[test]
