@@ -108,6 +108,12 @@ pub struct Index {
     report: Option<IndexReport>,
 }
 
+// An index can move to another thread (a tool server's worker); it is not shared between threads.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Index>();
+};
+
 impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Index")
