@@ -35,6 +35,10 @@ every command below runs on that copy, in one run, on the same machine.
    top 5 symbols is one of the expected names. Reports hit@1, hit@5, MRR and the median
    latency, and lists the misses.
 
+To score search on the standard library alone (its own task queries, no third-party
+look-alikes), add `--exclude site-packages`; for the held-out set,
+`--queries tests/fixtures/find_queries/heldout_dist_packages.jsonl /usr/lib/python3/dist-packages`.
+
 Timings taken while other work runs on the machine are noisy; the load average is printed.
 """
 from __future__ import annotations
@@ -78,10 +82,10 @@ def median_time(cmd: list[str], runs: int, before=None) -> float:
     return statistics.median(times)
 
 
-def copy_tree(src: Path, dst: Path) -> tuple[int, int, int]:
+def copy_tree(src: Path, dst: Path, exclude: list[str]) -> tuple[int, int, int]:
     files = lines = size = 0
     for dirpath, dirnames, filenames in os.walk(src):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
         rel = Path(dirpath).relative_to(src)
         for name in filenames:
             if not name.endswith(SOURCE_EXT) or name.startswith("."):
@@ -216,6 +220,8 @@ def main() -> int:
     ap.add_argument("--cast", default=str(HERE.parent / "target" / "release" / "cast"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--queries", type=Path, default=QUERIES)
+    ap.add_argument("--exclude", action="append", default=[], metavar="DIR",
+                    help="leave folders of this name out of the copy (e.g. site-packages)")
     ap.add_argument("--keep", action="store_true", help="keep the copy (its path is printed)")
     ap.add_argument("--only", choices=["index", "skeleton", "find"], action="append")
     args = ap.parse_args()
@@ -223,8 +229,9 @@ def main() -> int:
     tree = args.tree.resolve()
     work = Path(tempfile.mkdtemp(prefix="cast-bench-"))
     copy = work / "tree"
-    files, lines, size = copy_tree(tree, copy)
-    print(f"tree: {tree} -> copy {copy}: {files} files, {lines:,} lines, {mb(size)}")
+    files, lines, size = copy_tree(tree, copy, args.exclude)
+    excluded = f" without {', '.join(args.exclude)}" if args.exclude else ""
+    print(f"tree: {tree}{excluded} -> copy {copy}: {files} files, {lines:,} lines, {mb(size)}")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
     try:
         if "index" in only or "find" in only:
