@@ -25,7 +25,8 @@ enum Task {
         /// The tree to parse (default: this machine's Python standard library).
         path: Option<PathBuf>,
     },
-    /// Build or refresh the index of a code base (what `cast index` does), with a progress bar.
+    /// Build or refresh the index of a code base with a progress bar: runs a release build of
+    /// `cast index` (built first).
     ///
     /// Ends with one summary line: files, symbols, edges, seconds.
     Index {
@@ -71,7 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             status(&mut cmd)
         }
-        Task::Index { path, db } => index(&path, db),
+        Task::Index { path, db } => index(&root, &path, db),
         Task::BenchAnalyzer { args } => {
             cargo(&root, &["build", "--release", "--bin", "cast"])?;
             let mut cmd = Command::new("python3");
@@ -85,56 +86,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// `cargo xtask index`: the library's build-or-refresh, a progress bar on stderr (only at a
-/// terminal), and a one-line summary.
-fn index(path: &std::path::Path, db: Option<PathBuf>) -> anyhow::Result<()> {
-    use cast_analyzer::{Index, IndexOptions, Progress};
-    use std::io::IsTerminal;
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(0);
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{msg} {wide_bar} {pos}/{len} files ({eta})")
-        {
-            bar.set_style(style);
-        }
-        bar
-    });
-    let mut progress = |p: Progress| {
-        let Some(bar) = &bar else { return };
-        match p {
-            Progress::Walking => bar.set_message("listing"),
-            Progress::Parsing { done, total } => {
-                bar.set_message("parsing");
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
-            }
-            Progress::Resolving { files } => bar.set_message(format!("resolving {files} files")),
-            Progress::Ranking => bar.finish_and_clear(),
-        }
-    };
-    let options = IndexOptions {
-        db_path: db,
-        ..IndexOptions::default()
-    };
-    let index = Index::open_with(path, &options, &mut progress)
-        .with_context(|| format!("cannot index {}", path.display()))?;
-    let r = index.report().cloned().unwrap_or_default();
-    println!(
-        "{} files ({} added, {} changed, {} deleted, {} touched, {} skipped), {} symbols, {} edges, {} file edges in {:.2} s; {} ({:.1} MB)",
-        r.files,
-        r.added,
-        r.changed,
-        r.deleted,
-        r.touched,
-        r.skipped,
-        r.symbols,
-        r.edges,
-        r.file_edges,
-        r.seconds,
-        index.db_path().display(),
-        r.db_bytes as f64 / 1e6
-    );
-    Ok(())
+/// `cargo xtask index`: a release build of `cast` (built first: `cargo xtask` itself runs in the
+/// dev profile, which would index several times slower), then `cast index PATH [--db FILE]`,
+/// which draws the progress bar on stderr at a terminal and prints the one-line summary.
+fn index(
+    root: &std::path::Path,
+    path: &std::path::Path,
+    db: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    cargo(root, &["build", "--release", "--quiet", "--bin", "cast"])?;
+    let mut cmd = Command::new(root.join("target/release/cast"));
+    cmd.arg("index").arg(path);
+    if let Some(db) = db {
+        cmd.arg("--db").arg(db);
+    }
+    status(&mut cmd)
 }
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
@@ -145,7 +111,7 @@ fn workspace_root() -> anyhow::Result<PathBuf> {
         .context("xtask is not inside the workspace")
 }
 
-fn cargo(root: &PathBuf, args: &[&str]) -> anyhow::Result<()> {
+fn cargo(root: &std::path::Path, args: &[&str]) -> anyhow::Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     status(Command::new(cargo).current_dir(root).args(args))
 }

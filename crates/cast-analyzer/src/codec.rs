@@ -205,6 +205,50 @@ pub(crate) fn decode_refs(data: &[u8]) -> Option<Vec<Reference>> {
     Some(out)
 }
 
+/// The few symbol fields resolution needs, per file: id, parent (index in the file), kind code,
+/// name, first decorator line, last header line.
+pub(crate) struct SymtabEntry {
+    pub id: i64,
+    pub parent: Option<usize>,
+    pub kind: i64,
+    pub name: String,
+    pub decorated_line: u32,
+    pub header_end_line: u32,
+}
+
+pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
+    let mut strings = Strings::default();
+    let mut rec = Vec::with_capacity(entries.len() * 10);
+    put_varint(&mut rec, entries.len() as u64);
+    for e in entries {
+        put_varint(&mut rec, e.id as u64);
+        put_varint(&mut rec, opt_index(e.parent));
+        put_varint(&mut rec, e.kind as u64);
+        put_varint(&mut rec, strings.id(Some(&e.name)));
+        put_varint(&mut rec, u64::from(e.decorated_line));
+        put_varint(&mut rec, u64::from(e.header_end_line));
+    }
+    strings.finish(rec)
+}
+
+pub(crate) fn decode_symtab(data: &[u8]) -> Option<Vec<SymtabEntry>> {
+    let mut r = Reader::new(data);
+    let strings = read_strings(&mut r)?;
+    let n = r.varint()? as usize;
+    let mut out = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        out.push(SymtabEntry {
+            id: r.varint()? as i64,
+            parent: read_opt_index(r.varint()?),
+            kind: r.varint()? as i64,
+            name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
+            decorated_line: r.u32()?,
+            header_end_line: r.u32()?,
+        });
+    }
+    r.at_end().then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

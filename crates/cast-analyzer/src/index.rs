@@ -108,6 +108,12 @@ pub struct Index {
     report: Option<IndexReport>,
 }
 
+// An index can move to another thread (a tool server's worker); it is not shared between threads.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Index>();
+};
+
 impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Index")
@@ -398,6 +404,21 @@ impl Writer<'_> {
         for id in old.into_values() {
             delete.execute([id])?;
         }
+        let entries: Vec<codec::SymtabEntry> = symbols
+            .iter()
+            .zip(&ids)
+            .map(|(s, id)| codec::SymtabEntry {
+                id: *id,
+                parent: s.parent,
+                kind: kind_code(s.kind),
+                name: s.name.clone(),
+                decorated_line: s.decorated_line,
+                header_end_line: s.header_end_line,
+            })
+            .collect();
+        self.conn
+            .prepare_cached("UPDATE files SET symtab=?1 WHERE id=?2")?
+            .execute(params![codec::encode_symtab(&entries), file_id])?;
         Ok(())
     }
 }
@@ -517,6 +538,12 @@ impl Index {
             Ok(mut report) => {
                 let t = Instant::now();
                 self.conn.execute_batch("COMMIT").map_err(&err)?;
+                if report.cold {
+                    // A new index leaves a WAL as large as the database; fold it in now.
+                    let _ = self
+                        .conn
+                        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                }
                 report.phases.commit = t.elapsed().as_secs_f64();
                 report.seconds += report.phases.commit;
                 report.db_bytes = db_bytes(&self.db_path);
@@ -613,6 +640,8 @@ impl Index {
         let registry = &self.registry;
         let mut structure_changed = false;
         let mut parsed_ids: Vec<i64> = Vec::new();
+        // Edges and deps of re-parsed files as they were, to tell whether the graph changed.
+        let mut old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)> = HashMap::new();
         let writer = Writer { conn };
 
         let write_result: Result<()> = std::thread::scope(|scope| {
@@ -658,6 +687,23 @@ impl Index {
                         }
                         if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
                             structure_changed = true;
+                        }
+                        if let Some(p) = prev {
+                            let before: Option<(Vec<u8>, Vec<u8>)> = conn
+                                .prepare_cached("SELECT edges, deps FROM files WHERE id=?1")
+                                .and_then(|mut s| {
+                                    s.query_row([p.id], |r| {
+                                        Ok((
+                                            r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default(),
+                                            r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default(),
+                                        ))
+                                    })
+                                    .optional()
+                                })
+                                .map_err(&err)?;
+                            if let Some(b) = before {
+                                old_graph.insert(p.id, b);
+                            }
                         }
                         let id = writer
                             .upsert_file(
@@ -716,22 +762,28 @@ impl Index {
             let refs = load_refs(conn, &catalog, &targets).map_err(&err)?;
             report.resolved_files = refs.len();
             catalog.resolve_files(&refs);
+            let mut graph_changed = structure_changed || report.cold;
             {
                 let mut stmt = conn
                     .prepare_cached("UPDATE files SET edges=?1, deps=?2 WHERE id=?3")
                     .map_err(&err)?;
                 for (f, _) in &refs {
-                    stmt.execute(params![
-                        catalog.encode_edges(*f),
-                        catalog.encode_deps(*f),
-                        catalog.files[*f as usize].id
-                    ])
-                    .map_err(&err)?;
+                    let edges = catalog.encode_edges(*f);
+                    let deps = catalog.encode_deps(*f);
+                    let before = &old_graph.get(&catalog.files[*f as usize].id);
+                    if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
+                        graph_changed = true;
+                    }
+                    stmt.execute(params![edges, deps, catalog.files[*f as usize].id])
+                        .map_err(&err)?;
                 }
             }
             report.phases.resolve = lap(&mut phase);
-            progress(Progress::Ranking);
-            report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            // Same edges as before (an edit that changed no reference): the ranks stand.
+            if graph_changed {
+                progress(Progress::Ranking);
+                report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            }
             report.phases.rank = lap(&mut phase);
             report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
             report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
@@ -808,42 +860,40 @@ pub(crate) fn db_bytes(db: &Path) -> u64 {
         .sum()
 }
 
+type GraphBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Files, symbols, imports and stored edges, in memory.
 pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
-    let mut blobs: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
+    // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
+    let mut blobs: Vec<GraphBlobs> = Vec::new();
     {
-        let mut stmt =
-            conn.prepare("SELECT id, path, language, imports, edges, deps FROM files ORDER BY id")?;
+        let mut stmt = conn.prepare(
+            "SELECT id, path, language, imports, edges, deps, symtab FROM files ORDER BY id",
+        )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
             let path: String = r.get(1)?;
             let language: Option<String> = r.get(2)?;
             let imports = r
-                .get::<_, Option<Vec<u8>>>(3)?
-                .and_then(|b| codec::decode_imports(&b))
+                .get_ref(3)?
+                .as_blob_or_null()?
+                .and_then(codec::decode_imports)
                 .unwrap_or_default();
-            cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            let file = cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            let symtab = r
+                .get_ref(6)?
+                .as_blob_or_null()?
+                .and_then(codec::decode_symtab)
+                .unwrap_or_default();
+            let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
+            for e in symtab {
+                let parent = e.parent.and_then(|p| dense.get(p).copied());
+                let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
+                dense.push(idx);
+            }
             blobs.push((r.get(4)?, r.get(5)?));
-        }
-    }
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, file_id, parent_id, kind, name, decorated_line, header_end_line FROM symbols ORDER BY file_id, ord",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            let file_id: i64 = r.get(1)?;
-            let parent: Option<i64> = r.get(2)?;
-            let Some(&file) = cat.file_by_id.get(&file_id) else {
-                continue;
-            };
-            let parent = parent.and_then(|p| cat.sym_by_id.get(&p).copied());
-            let kind = kind_of(r.get(3)?);
-            let name: String = r.get(4)?;
-            cat.add_sym(id, file, parent, kind, &name, r.get(5)?, r.get(6)?);
         }
     }
     for (i, (edges, deps)) in blobs.into_iter().enumerate() {

@@ -23,7 +23,10 @@ use std::collections::HashMap;
 
 use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
-use crate::codec::{Reader, put_varint};
+use crate::codec::{Reader, SymtabEntry, put_varint};
+
+/// A receiver expression's resolution (the class it names and how), cached per scope.
+type Receiver = Option<(u32, How)>;
 
 /// More candidates than this for a by-name reference resolve to nothing: the name is too common
 /// to say anything.
@@ -167,8 +170,6 @@ pub(crate) struct Catalog {
     module_suffix: HashMap<String, Vec<u32>>,
     /// (file, parent + 1 or 0, name) → first symbol of that name in that scope.
     children: HashMap<(u32, u32, u32), u32>,
-    /// (file, parent + 1 or 0, line) → symbol whose decorators or header cover the line.
-    headers: HashMap<(u32, u32, u32), u32>,
     top_by_name: HashMap<u32, Vec<u32>>,
     methods_by_name: HashMap<u32, Vec<u32>>,
     bases: HashMap<u32, Vec<u32>>,
@@ -334,28 +335,26 @@ impl Catalog {
     }
 
     /// Adds a symbol of `file`; symbols must come in source order, parents first.
+    /// `parent` is the catalog index of the enclosing symbol.
     pub(crate) fn add_sym(
         &mut self,
-        id: i64,
         file: u32,
         parent: Option<u32>,
         kind: SymbolKind,
-        name: &str,
-        decorated_line: u32,
-        header_end_line: u32,
+        e: &SymtabEntry,
     ) -> u32 {
-        let name = self.intern(name);
+        let name = self.intern(&e.name);
         let idx = self.syms.len() as u32;
         self.syms.push(CatSym {
-            id,
+            id: e.id,
             file,
             parent,
             kind,
             name,
-            decorated_line,
-            header_end_line,
+            decorated_line: e.decorated_line,
+            header_end_line: e.header_end_line,
         });
-        self.sym_by_id.insert(id, idx);
+        self.sym_by_id.insert(e.id, idx);
         if let Some(f) = self.files.get_mut(file as usize) {
             f.syms.push(idx);
         }
@@ -394,16 +393,12 @@ impl Catalog {
             }
         }
         self.children.clear();
-        self.headers.clear();
         self.top_by_name.clear();
         self.methods_by_name.clear();
         for (i, s) in self.syms.iter().enumerate() {
             let i = i as u32;
             let parent = s.parent.map_or(0, |p| p + 1);
             self.children.entry((s.file, parent, s.name)).or_insert(i);
-            for line in s.decorated_line..=s.header_end_line.min(s.decorated_line + 50) {
-                self.headers.entry((s.file, parent, line)).or_insert(i);
-            }
             match s.kind {
                 SymbolKind::Method => self.methods_by_name.entry(s.name).or_default().push(i),
                 SymbolKind::Function | SymbolKind::Class if s.parent.is_none() => {
@@ -706,10 +701,21 @@ impl Catalog {
 
     /// The symbol a decorator or base-class reference belongs to: the child of its scope whose
     /// decorators or header cover the reference's line.
-    fn owner(&self, file: u32, scope: Option<u32>, line: u32) -> Option<u32> {
-        self.headers
-            .get(&(file, scope.map_or(0, |p| p + 1), line))
-            .copied()
+    fn owner(headers: &HashMap<(u32, u32), u32>, scope: Option<u32>, line: u32) -> Option<u32> {
+        headers.get(&(scope.map_or(0, |p| p + 1), line)).copied()
+    }
+
+    /// (parent + 1 or 0, line) → the symbol of `file` whose decorators or header cover the line.
+    fn headers(&self, file: u32) -> HashMap<(u32, u32), u32> {
+        let mut out = HashMap::new();
+        for &i in &self.files[file as usize].syms {
+            let s = &self.syms[i as usize];
+            let parent = s.parent.map_or(0, |p| p + 1);
+            for line in s.decorated_line..=s.header_end_line.min(s.decorated_line + 50) {
+                out.entry((parent, line)).or_insert(i);
+            }
+        }
+        out
     }
 
     /// Resolves one file's references. With `inherit_only`, only base classes (the first pass,
@@ -724,16 +730,14 @@ impl Catalog {
         let mut out = Vec::new();
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::new();
-        let mut receivers: HashMap<(Option<u32>, &str, &str), Option<(u32, How)>> = HashMap::new();
+        let mut receivers: HashMap<(Option<u32>, &str, &str), Receiver> = HashMap::new();
+        let headers = self.headers(file);
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
                 continue;
             }
             let scope = r.scope.and_then(|o| f.syms.get(o).copied());
-            let src = match r.kind {
-                RefKind::Inherit | RefKind::Decorator => self.owner(file, scope, r.line).or(scope),
-                _ => self.owner(file, scope, r.line).or(scope),
-            };
+            let src = Self::owner(&headers, scope, r.line).or(scope);
             if r.kind == RefKind::Inherit && src == scope {
                 continue; // a base list whose class was not found (broken code)
             }

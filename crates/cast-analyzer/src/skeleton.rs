@@ -59,6 +59,28 @@ impl Skeleton {
     }
 }
 
+impl crate::Index {
+    /// L2 for one file of this code base: `file` relative to the root (absolute paths under
+    /// the root are accepted). The file is read and parsed afresh, so the skeleton is current
+    /// even when the index is not. A path outside the root is refused with
+    /// [`AnalyzerError::FileNotIndexed`]; an unsupported or unreadable file with
+    /// [`AnalyzerError::Parse`].
+    pub fn skeleton(&self, file: &str) -> Result<Skeleton> {
+        let rel = self.relative_path(file);
+        let inside = Path::new(&rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        let path = self.root.join(&rel);
+        if !inside || !path.is_file() {
+            return Err(AnalyzerError::FileNotIndexed {
+                path: rel,
+                root: self.root.clone(),
+            });
+        }
+        skeleton_of_file(&path, &rel, &self.registry)
+    }
+}
+
 /// The skeleton of a file on disk. `rel` is the path shown in the result.
 pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<Skeleton> {
     let language = registry

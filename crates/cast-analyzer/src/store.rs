@@ -14,7 +14,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
@@ -35,7 +35,8 @@ CREATE TABLE files(
     imports BLOB,
     refs BLOB,
     edges BLOB,
-    deps BLOB
+    deps BLOB,
+    symtab BLOB
 );
 CREATE TABLE symbols(
     id INTEGER PRIMARY KEY,

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{Index, IndexOptions, MapOptions, Refresh};
+use cast_analyzer::{AnalyzerError, Index, IndexOptions, MapOptions, Refresh};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -186,10 +186,26 @@ fn edited_added_and_deleted_files_are_reflected_after_reindex() {
     // edges other files hold into it stay valid.
     let models = root.join("inventory/models.py");
     let text = std::fs::read_to_string(&models).unwrap();
+    let ranks_before: Vec<(String, f64)> = Index::open(root)
+        .unwrap()
+        .top_symbols(100)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.qualname, s.rank))
+        .collect();
     std::fs::write(&models, text.replace("round(value, 2)", "round(value, 3)")).unwrap();
     let index = Index::open(root).unwrap();
     let r = index.report().unwrap();
     assert_eq!((r.changed, r.resolved_files), (1, 1));
+    // Its references resolve to the same edges, so PageRank is not run again and ranks stand.
+    assert_eq!(r.rank_iterations, 0);
+    let ranks_after: Vec<(String, f64)> = index
+        .top_symbols(100)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.qualname, s.rank))
+        .collect();
+    assert_eq!(ranks_after, ranks_before);
     let e = edges(&index);
     assert!(e.contains(&(
         "Store.value".into(),
@@ -299,6 +315,25 @@ fn show_gives_exact_source_by_name_or_line_with_references() {
     assert!(by_line.render().contains("26 |     return round(value, 2)"));
     assert!(index.show("no_such_thing").is_err());
     assert!(index.show("inventory/models.py:999").is_err());
+}
+
+#[test]
+fn skeleton_of_a_file_under_the_root_and_refused_outside_it() {
+    let dir = copy_fixture("inventory");
+    let index = Index::open(dir.path()).unwrap();
+    let sk = index.skeleton("inventory/models.py").unwrap();
+    let abs = index
+        .skeleton(&dir.path().join("inventory/models.py").to_string_lossy())
+        .unwrap();
+    assert_eq!(sk.render(), abs.render());
+    assert!(sk.render().contains("def round_money(value)"));
+    for outside in ["../etc/passwd", "/etc/passwd", "inventory/missing.py"] {
+        let err = index.skeleton(outside).unwrap_err();
+        assert!(
+            matches!(err, AnalyzerError::FileNotIndexed { .. }),
+            "{outside}: {err}"
+        );
+    }
 }
 
 #[test]

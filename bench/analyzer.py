@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Measure cast-analyzer on a tree (default: this machine's Python standard library).
+
+    python3 bench/analyzer.py [--cast target/release/cast] [--runs 3] [--keep] [TREE]
+    cargo xtask bench-analyzer [-- ARGS]        (builds the release binary first)
+
+Method. TREE's Python and HTML files (.py .pyi .pyx .html .htm) are copied into a temporary
+folder first, so the benchmark can touch and edit files without changing the machine's Python;
+every command below runs on that copy, in one run, on the same machine.
+
+1. Index. After one warm-up read of the copy (so every tool reads from the page cache):
+   - cold:       `cast index COPY --json` with no database (a fresh `.cast/`), timed once per
+                 run (the database is deleted between runs); the median of --runs is reported,
+                 with the phases the report gives (walk, parse+write, resolve, rank, commit);
+   - anchors:    `ctags -R --languages=Python -f /dev/null COPY` (universal-ctags, skipped if
+                 absent) and `cast symbols --json --no-ignore COPY > /dev/null` (the parse alone,
+                 no database, no graphs), medians of --runs;
+   - no change:  `cast index COPY` again (nothing changed);
+   - touch:      one file's mtime moved (content unchanged), then `cast index COPY`;
+   - body edit:  one line appended to a function body of one file, then `cast index COPY`
+                 (same definitions: only that file is re-parsed and re-resolved);
+   - new def:    a new function appended to one file, then `cast index COPY` (definitions
+                 changed: that file is re-parsed and every file's references are re-resolved);
+   - database:   size of `.cast/index.sqlite` (plus its WAL file, if any) after the last run.
+   Each refresh is timed as wall time of the whole command (process start to exit), median of
+   --runs; the file edited is the largest .py file in the tree.
+2. Skeletons (L2). `cast skeleton --json COPY` gives every file's skeleton; its size is the sum
+   of the rendered lines (`(Line N) text` + newline) over the sum of the source bytes, for all
+   files, .py only and .pyi only. Every class and def the parser reports (`cast symbols --json`,
+   which agrees with Python's `ast`) must appear in its file's skeleton on its own line number
+   as `class NAME` / `def NAME`; the count of those that do not is reported.
+3. Search (`cast find`). For each query of --queries (default
+   tests/fixtures/find_queries/stdlib.jsonl: {"query": ..., "expect": [module.qualname, ...]}),
+   `cast find QUERY --root COPY --json --top 5`; a hit counts when the full name of one of the
+   top 5 symbols is one of the expected names. Reports hit@1, hit@5, MRR and the median
+   latency, and lists the misses.
+
+To score search on the standard library alone (its own task queries, no third-party
+look-alikes), add `--exclude site-packages`; for the held-out set,
+`--queries tests/fixtures/find_queries/heldout_dist_packages.jsonl /usr/lib/python3/dist-packages`.
+
+Timings taken while other work runs on the machine are noisy; the load average is printed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+QUERIES = HERE.parent / "tests" / "fixtures" / "find_queries" / "stdlib.jsonl"
+SOURCE_EXT = (".py", ".pyi", ".pyx", ".html", ".htm")
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False, **kw)
+
+
+def timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    p = run(cmd)
+    return time.perf_counter() - t0, p
+
+
+def median_time(cmd: list[str], runs: int, before=None) -> float:
+    times = []
+    for _ in range(runs):
+        if before:
+            before()
+        t, p = timed(cmd)
+        if p.returncode not in (0, 1):
+            sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode()[-2000:]}")
+        times.append(t)
+    return statistics.median(times)
+
+
+def copy_tree(src: Path, dst: Path, exclude: list[str]) -> tuple[int, int, int]:
+    files = lines = size = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in exclude)
+        rel = Path(dirpath).relative_to(src)
+        for name in filenames:
+            if not name.endswith(SOURCE_EXT) or name.startswith("."):
+                continue
+            data = (Path(dirpath) / name).read_bytes()
+            target = dst / rel / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            files += 1
+            size += len(data)
+            lines += data.count(b"\n")
+    return files, lines, size
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def bench_index(cast: str, copy: Path, runs: int) -> dict:
+    db_dir = copy / ".cast"
+    index = [cast, "index", str(copy), "--json"]
+    # Warm the page cache.
+    run([cast, "symbols", "--json", "--no-ignore", str(copy)])
+    cold_times, reports = [], []
+    for _ in range(runs):
+        shutil.rmtree(db_dir, ignore_errors=True)
+        t, p = timed(index)
+        if p.returncode != 0:
+            sys.exit(p.stderr.decode()[-2000:])
+        cold_times.append(t)
+        reports.append(json.loads(p.stdout))
+    cold = statistics.median(cold_times)
+    report = sorted(reports, key=lambda r: r["seconds"])[len(reports) // 2]
+    out = {"cold": cold, "report": report}
+    if shutil.which("ctags"):
+        out["ctags"] = median_time(["ctags", "-R", "--languages=Python", "-f", "/dev/null", str(copy)], runs)
+    out["symbols"] = median_time([cast, "symbols", "--json", "--no-ignore", str(copy)], runs)
+    out["nochange"] = median_time(index, runs)
+
+    biggest = max((p for p in copy.rglob("*.py") if ".cast" not in p.parts), key=lambda p: p.stat().st_size)
+    out["edited_file"] = str(biggest.relative_to(copy))
+    original = biggest.read_bytes()
+
+    def touch():
+        st = biggest.stat()
+        os.utime(biggest, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+    out["touch"] = median_time(index, runs, before=touch)
+    counter = [0]
+
+    def body_edit():
+        counter[0] += 1
+        # A comment inside the last function body keeps every definition as it was.
+        biggest.write_bytes(original + f"    # edit {counter[0]}\n".encode())
+
+    out["body_edit"] = median_time(index, runs, before=body_edit)
+    t, p = timed(index)
+    out["body_edit_report"] = json.loads(p.stdout) if p.returncode == 0 else None
+
+    def new_def():
+        counter[0] += 1
+        biggest.write_bytes(original + f"\n\ndef bench_added_{counter[0]}():\n    return {counter[0]}\n".encode())
+
+    out["new_def"] = median_time(index, runs, before=new_def)
+    biggest.write_bytes(original)
+    timed(index)
+    db = db_dir / "index.sqlite"
+    wal = db_dir / "index.sqlite-wal"
+    out["db_bytes"] = db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+    return out
+
+
+def bench_skeleton(cast: str, copy: Path) -> dict:
+    p = run([cast, "skeleton", "--json", str(copy)])
+    skel = {}
+    totals = {"all": [0, 0], ".py": [0, 0], ".pyi": [0, 0]}
+    prefix = str(copy) + os.sep
+    for line in p.stdout.decode().splitlines():
+        row = json.loads(line)
+        path = row["path"][len(prefix):] if row["path"].startswith(prefix) else row["path"]
+        size = sum(len(f"(Line {l['line']}) {l['text']}\n".encode()) for l in row["lines"])
+        skel[path] = row["lines"]
+        for key in ("all", Path(path).suffix):
+            if key in totals:
+                totals[key][0] += size
+                totals[key][1] += row["source_bytes"]
+    syms = run([cast, "symbols", "--json", "--no-ignore", str(copy)])
+    missing, checked, examples = 0, 0, []
+    by_file: dict[str, dict[int, list[str]]] = {}
+    for path, lines in skel.items():
+        d = by_file.setdefault(path, {})
+        for l in lines:
+            d.setdefault(l["line"], []).append(l["text"])
+    for line in syms.stdout.decode().splitlines():
+        s = json.loads(line)
+        if s["language"] != "python":
+            continue
+        checked += 1
+        word = "class" if s["kind"] == "class" else "def"
+        texts = by_file.get(s["path"], {}).get(s["start_line"], [])
+        ok = any((f"{word} {s['name']}" in t) for t in texts)
+        if not ok:
+            missing += 1
+            if len(examples) < 5:
+                examples.append(f"{s['path']}:{s['start_line']} {s['qualname']}")
+    return {"totals": totals, "checked": checked, "missing": missing, "examples": examples}
+
+
+def bench_find(cast: str, copy: Path, queries: Path) -> dict:
+    rows = [json.loads(l) for l in queries.read_text().splitlines() if l.strip()]
+    hits1 = hits5 = 0
+    rr = 0.0
+    times, misses = [], []
+    for q in rows:
+        t, p = timed([cast, "find", q["query"], "--root", str(copy), "--json", "--top", "5"])
+        times.append(t)
+        names = [h.get("full_name") for h in map(json.loads, p.stdout.decode().splitlines()) if h["kind"] == "symbol"]
+        rank = next((i + 1 for i, n in enumerate(names) if n in q["expect"]), None)
+        if rank:
+            hits5 += 1
+            hits1 += rank == 1
+            rr += 1 / rank
+        else:
+            misses.append((q["query"], names[:3]))
+    n = len(rows)
+    return {"n": n, "hit1": hits1, "hit5": hits5, "mrr": rr / n, "latency": statistics.median(times), "misses": misses}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", nargs="?", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    ap.add_argument("--cast", default=str(HERE.parent / "target" / "release" / "cast"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--queries", type=Path, default=QUERIES)
+    ap.add_argument("--exclude", action="append", default=[], metavar="DIR",
+                    help="leave folders of this name out of the copy (e.g. site-packages)")
+    ap.add_argument("--keep", action="store_true", help="keep the copy (its path is printed)")
+    ap.add_argument("--only", choices=["index", "skeleton", "find"], action="append")
+    args = ap.parse_args()
+    only = set(args.only or ["index", "skeleton", "find"])
+    tree = args.tree.resolve()
+    work = Path(tempfile.mkdtemp(prefix="cast-bench-"))
+    copy = work / "tree"
+    files, lines, size = copy_tree(tree, copy, args.exclude)
+    excluded = f" without {', '.join(args.exclude)}" if args.exclude else ""
+    print(f"tree: {tree}{excluded} -> copy {copy}: {files} files, {lines:,} lines, {mb(size)}")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    try:
+        if "index" in only or "find" in only:
+            r = bench_index(args.cast, copy, args.runs)
+            rep = r["report"]
+            ph = rep["phases"]
+            print(f"\n== index (median of {args.runs})")
+            print(f"cold `cast index`:         {r['cold']:.2f} s  ({rep['files']} files, {rep['symbols']:,} symbols, "
+                  f"{rep['edges']:,} edges, {rep['file_edges']:,} file edges, {rep['rank_iterations']} PageRank iterations)")
+            print("  phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in ph.items()))
+            if "ctags" in r:
+                print(f"ctags -R --languages=Python: {r['ctags']:.2f} s  (cast cold / ctags = {r['cold'] / r['ctags']:.1f}x)")
+            print(f"`cast symbols` (parse only): {r['symbols']:.2f} s")
+            print(f"no change:                 {r['nochange']:.3f} s  ({100 * r['nochange'] / r['cold']:.1f}% of cold; goal < 5%)")
+            print(f"touch one file:            {r['touch']:.3f} s  (goal < 1 s)")
+            print(f"edit one function body:    {r['body_edit']:.3f} s  ({r['edited_file']})")
+            print(f"add a def to one file:     {r['new_def']:.3f} s  (all references re-resolved)")
+            print(f"database:                  {mb(r['db_bytes'])}  ({100 * r['db_bytes'] / size:.0f}% of the source bytes)")
+        if "skeleton" in only:
+            s = bench_skeleton(args.cast, copy)
+            print("\n== skeletons (L2)")
+            for key, (sk, src) in s["totals"].items():
+                if src:
+                    print(f"{key:>5}: {mb(sk)} of {mb(src)} = {100 * sk / src:.1f}% (goal <= 10%)")
+            print(f"classes and defs at their true line: {s['checked'] - s['missing']:,} of {s['checked']:,} "
+                  f"({s['missing']} missing){' e.g. ' + ', '.join(s['examples']) if s['examples'] else ''}")
+        if "find" in only:
+            f = bench_find(args.cast, copy, args.queries)
+            print(f"\n== cast find ({f['n']} queries from {args.queries.name})")
+            print(f"hit@5 {f['hit5']}/{f['n']} = {100 * f['hit5'] / f['n']:.0f}%, hit@1 {f['hit1']}/{f['n']}, "
+                  f"MRR {f['mrr']:.2f}, median latency {f['latency']:.2f} s")
+            for q, names in f["misses"]:
+                print(f"  miss: {q!r} -> {names}")
+        print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
+    finally:
+        if args.keep:
+            print(f"kept {copy}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
