@@ -6,6 +6,7 @@
 mod analyzer;
 mod apply;
 mod mcp;
+mod run;
 mod searcher;
 mod support;
 mod symbols;
