@@ -19,6 +19,9 @@ pub struct AgentConfig {
     pub repeat_limit: usize,
     /// Tokens of the L1 map put in the system prompt.
     pub map_budget: usize,
+    /// When `edit_file`'s lazy merge refuses, let the edit sub-agent place the edit by line
+    /// numbers (one more model call).
+    pub edit_subagent: bool,
 }
 
 impl Default for AgentConfig {
@@ -27,6 +30,7 @@ impl Default for AgentConfig {
             max_steps: 30,
             repeat_limit: 3,
             map_budget: 1500,
+            edit_subagent: true,
         }
     }
 }
@@ -149,6 +153,7 @@ impl std::fmt::Debug for Agent {
 }
 
 /// What running one call gave.
+#[derive(Debug, Clone)]
 pub(crate) struct CallOutcome {
     pub status: &'static str,
     pub text: String,
@@ -420,8 +425,32 @@ impl Agent {
         }
     }
 
-    /// Runs one tool call on a blocking thread (tools read and write files).
+    /// Runs one tool call; a refused `edit_file` goes to the edit sub-agent.
     pub(crate) async fn execute(&self, call: &ToolCall, args: Value) -> CallOutcome {
+        let edit_args = (call.name == "edit_file").then(|| args.clone());
+        let outcome = self.execute_tool(call, args).await;
+        if let Some(args) = edit_args
+            && outcome.status == "refused"
+            && self.config.edit_subagent
+            && let Some(placed) = crate::edit_agent::place(self, &args, &outcome).await
+        {
+            return placed;
+        }
+        outcome
+    }
+
+    /// Runs a tool by name with arguments (for the sub-agent's own calls).
+    pub(crate) async fn call_tool(&self, name: &str, args: Value) -> CallOutcome {
+        let call = ToolCall {
+            id: String::new(),
+            name: name.to_owned(),
+            arguments: String::new(),
+        };
+        self.execute_tool(&call, args).await
+    }
+
+    /// Runs one tool call on a blocking thread (tools read and write files).
+    async fn execute_tool(&self, call: &ToolCall, args: Value) -> CallOutcome {
         let registry = Arc::clone(&self.registry);
         let ctx = Arc::clone(&self.ctx);
         let name = call.name.clone();

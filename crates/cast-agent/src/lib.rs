@@ -1,10 +1,10 @@
 //! CAST's coding agent, and the home of the `cast` command line.
 //!
-//! This crate will own the decision loop (a main agent that picks one tool with a reason, runs
-//! it, records `{tool, reason, params, result, timestamp}` and repeats until `finish`), the
-//! edit-file sub-agent, the LLM providers (OpenAI-compatible chat completions, Anthropic
-//! messages, and a text protocol for models without tool calls), approvals, undo, memory and
-//! sessions. It is filled by the agent issues.
+//! This crate owns the decision loop ([`Agent`]: a main agent that picks one tool with a reason,
+//! runs it, records `{tool, reason, params, result, timestamp}` and repeats until `finish`), the
+//! edit-file sub-agent, the LLM providers ([`llm`]: OpenAI-compatible chat completions, Anthropic
+//! messages, and a text protocol for models without tool calls), configuration, memory and
+//! sessions ([`memory`]). Approvals and the test-fix loop come with the next agent issue.
 //!
 //! The `cast` binary is [`cli::main`]: each subcommand (one module under `cli/`) parses its flags
 //! and calls a library entry point, so the command line and the agent see the same behaviour.
@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+mod edit_agent;
 pub mod llm;
 pub mod memory;
 pub mod prompt;

@@ -775,3 +775,102 @@ fn file_edit_replies_in_the_text_protocol_edit_several_files() {
             .contains("The price of all items")
     );
 }
+
+#[test]
+fn a_sketch_the_merge_refuses_is_placed_by_the_edit_sub_agent() {
+    let dir = shop();
+    let sketch = "# ... existing code ...\ndef price_of(sku, default=0):\n    return PRICES.get(sku, default)\n# ... existing code ...\n";
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "e1",
+            "Give price_of a default.",
+            "edit_file",
+            json!({"target_file": "shop/pricing.py", "instructions": "I give price_of a default", "code_edit": sketch}),
+        ),
+        // The sub-agent's own request: the model answers with line edits.
+        Reply::openai_text(
+            "```json\n[{\"start_line\": 5, \"end_line\": 7, \"replacement\": \"def price_of(sku, default=0):\\n    \\\"\\\"\\\"The unit price of a product.\\\"\\\"\\\"\\n    return PRICES.get(sku, default)\\n\"}]\n```",
+        ),
+        Reply::openai_call(
+            "e2",
+            "Done.",
+            "finish",
+            json!({"response": "price_of has a default"}),
+        ),
+    ]);
+    let (outcome, events) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "Give price_of a default.",
+    );
+    assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
+    let entry = &outcome.history[0];
+    assert_eq!(
+        (entry.tool.as_str(), entry.status),
+        ("edit_file", "ok"),
+        "{}",
+        entry.result
+    );
+    assert!(
+        entry.result.contains("edit sub-agent placed it"),
+        "{}",
+        entry.result
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("shop/pricing.py")).unwrap(),
+        PRICING.replace(
+            "def price_of(sku):\n    \"\"\"The unit price of a product.\"\"\"\n    return PRICES[sku]\n",
+            "def price_of(sku, default=0):\n    \"\"\"The unit price of a product.\"\"\"\n    return PRICES.get(sku, default)\n"
+        )
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| serde_json::to_value(e).unwrap()["event"] == "edit")
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let sub = &requests[1].body;
+    assert!(sub.get("tools").is_none() || sub["tools"].as_array().unwrap().is_empty());
+    let asked = sub["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        asked.contains("7 |     return PRICES[sku]") && asked.contains("I give price_of a default"),
+        "{asked}"
+    );
+    // The main model saw one result for its call, tied to its id.
+    assert_eq!(tool_results(&requests[2].body)[0].0, "e1");
+}
+
+#[test]
+fn an_unusable_sub_agent_answer_keeps_the_refusal_and_the_file() {
+    let dir = shop();
+    let sketch =
+        "# ... existing code ...\nthis context is nowhere\nx = 1\n# ... existing code ...\n";
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "e1",
+            "Edit.",
+            "edit_file",
+            json!({"target_file": "shop/pricing.py", "instructions": "x", "code_edit": sketch}),
+        ),
+        Reply::openai_text("I am not sure where this goes."),
+        Reply::openai_call("e2", "Done.", "finish", json!({"response": "gave up"})),
+    ]);
+    let (outcome, _) = run(
+        &agent(&server, dir.path(), Api::OpenAi { stream: false }, 5),
+        "edit",
+    );
+    assert_eq!(outcome.history[0].status, "refused");
+    assert!(
+        outcome.history[0]
+            .result
+            .contains("sub-agent's answer could not be used"),
+        "{}",
+        outcome.history[0].result
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("shop/pricing.py")).unwrap(),
+        PRICING
+    );
+}
