@@ -1,30 +1,8 @@
 //! `cast index`, `map`, `skeleton`, `show` and `find` on the project fixture.
 
-use std::path::Path;
-
 use predicates::prelude::*;
 
-use crate::support::{cast, fixtures, json_lines};
-
-/// A copy of tests/fixtures/project (the index writes `.cast/` into its root).
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("project"), dir.path());
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use crate::support::{cast, fixtures, json_lines, project};
 
 #[test]
 fn index_builds_then_refreshes_and_reports() {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::fixtures;
+use crate::support::{copy_dir, fixtures};
 
 /// A Python interpreter that can `import mcp`, or `None`.
 fn python_with_mcp() -> Option<PathBuf> {
@@ -23,19 +23,6 @@ fn python_with_mcp() -> Option<PathBuf> {
             .output()
             .is_ok_and(|o| o.status.success())
     })
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -6,19 +6,7 @@ use std::path::Path;
 use cast_agent::testing::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
-use crate::support::{cast, fixtures, json_lines};
-
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(fixtures().join("project/."))
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    dir
-}
+use crate::support::{cast, json_lines, project};
 
 /// `cast run` with the model settings taken from the environment only.
 fn cast_run(server: &ScriptedServer, home: &Path) -> assert_cmd::Command {

@@ -5,27 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{cast, fixtures};
-
-/// A fresh copy of tests/fixtures/project.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy(&fixtures().join("project"), dir.path());
-    dir
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use crate::support::{cast, project};
 
 /// Runs one call; returns the exit code and the printed JSON object.
 fn tool(root: &Path, name: &str, args: Value) -> (i32, Value) {
