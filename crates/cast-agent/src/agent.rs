@@ -8,6 +8,7 @@ use cast_tools::{Registry, Status, ToolContext, ToolError, ToolOutput};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::approval::{ApprovalRequest, Approver, Decision, PendingEdit};
 use crate::llm::{ChatRequest, Llm, Message, ToolCall, ToolDef, Usage};
 
 /// Limits of a run.
@@ -22,6 +23,15 @@ pub struct AgentConfig {
     /// When `edit_file`'s lazy merge refuses, let the edit sub-agent place the edit by line
     /// numbers (one more model call).
     pub edit_subagent: bool,
+    /// What the conversation may use; older tool results and steps are trimmed to fit.
+    pub context: crate::memory::ContextBudget,
+    /// In `ask` mode, who approves changes (`None`: changes apply without asking).
+    pub approver: Option<Arc<dyn Approver>>,
+    /// A command that must pass before the run may finish after changing files (e.g.
+    /// `pytest -q`). A failure goes back to the model, mapped onto the code.
+    pub test_cmd: Option<String>,
+    /// Failed test runs before the agent gives up.
+    pub fix_attempts: usize,
 }
 
 impl Default for AgentConfig {
@@ -31,6 +41,10 @@ impl Default for AgentConfig {
             repeat_limit: 3,
             map_budget: 1500,
             edit_subagent: true,
+            context: crate::memory::ContextBudget::default(),
+            approver: None,
+            test_cmd: None,
+            fix_attempts: 3,
         }
     }
 }
@@ -61,6 +75,8 @@ pub enum Stop {
     Repeated(String),
     /// The model could not be reached or answered unreadably.
     ModelError(String),
+    /// The tests still failed after the last allowed fix attempt.
+    TestsFailing(String),
 }
 
 /// What happens during a run, for a printer (`cast run`) or a log.
@@ -72,6 +88,15 @@ pub enum Event {
         root: String,
         task: String,
         tools: Vec<String>,
+    },
+    /// The model answered: the estimated prompt size, the tokens the provider counted, and how
+    /// long the answer took.
+    Model {
+        step: usize,
+        prompt_tokens: usize,
+        input_tokens: u64,
+        output_tokens: u64,
+        latency_ms: u64,
     },
     /// The model's words before its tool calls.
     Thought { step: usize, text: String },
@@ -89,6 +114,14 @@ pub enum Event {
         status: &'static str,
         summary: String,
         truncated: bool,
+        latency_ms: u64,
+    },
+    /// The test command ran after the model tried to finish.
+    Tests {
+        step: usize,
+        attempt: usize,
+        passed: bool,
+        summary: String,
     },
     /// A file changed (an applied edit or a deletion).
     Edit {
@@ -116,6 +149,10 @@ pub struct RunOutcome {
     pub usage: Usage,
     /// Where the run's time went.
     pub timings: Timings,
+    /// Files the model read (read_file), for the session and the answer cache.
+    pub files_read: Vec<String>,
+    /// Changes the user rejected in `ask` mode.
+    pub pending: Vec<PendingEdit>,
 }
 
 /// Wall time of a run, split into waiting for the model, running tools, and the rest (the
@@ -264,8 +301,13 @@ impl Agent {
         let mut steps = 0;
         let started = std::time::Instant::now();
         let mut timings = Timings::default();
+        let mut files_read: Vec<String> = Vec::new();
+        let mut pending: Vec<PendingEdit> = Vec::new();
+        let mut test_runs = 0;
         'steps: for step in 1..=self.config.max_steps {
             steps = step;
+            crate::memory::context::trim(&self.system, messages, &self.config.context);
+            let prompt_tokens = crate::memory::context::request_tokens(&self.system, messages);
             let request = ChatRequest {
                 system: self.system.clone(),
                 messages: messages.clone(),
@@ -285,6 +327,13 @@ impl Agent {
             };
             usage.input_tokens += answer.usage.input_tokens;
             usage.output_tokens += answer.usage.output_tokens;
+            sink(&Event::Model {
+                step,
+                prompt_tokens,
+                input_tokens: answer.usage.input_tokens,
+                output_tokens: answer.usage.output_tokens,
+                latency_ms: asked.elapsed().as_millis() as u64,
+            });
             if !answer.content.trim().is_empty() {
                 sink(&Event::Thought {
                     step,
@@ -338,6 +387,7 @@ impl Agent {
                 let key = format!("{}:{}", call.name, shown_params);
                 recent.push(key.clone());
                 let repeats = recent.iter().rev().take_while(|k| **k == key).count();
+                let call_started = std::time::Instant::now();
                 let outcome = match params {
                     Err(message) => CallOutcome::error(message),
                     Ok(_) if repeats >= self.config.repeat_limit => {
@@ -354,6 +404,59 @@ impl Agent {
                         outcome
                     }
                 };
+                let latency_ms = call_started.elapsed().as_millis() as u64;
+                if let Some(p) = outcome.data.get("pending")
+                    && let Ok(mut p) = serde_json::from_value::<PendingEdit>(p.clone())
+                {
+                    p.id = pending.len() + 1;
+                    pending.push(p);
+                }
+                if call.name == "read_file"
+                    && outcome.status == "ok"
+                    && let Some(path) = outcome.data.get("path").and_then(Value::as_str)
+                    && !files_read.iter().any(|f| f == path)
+                {
+                    files_read.push(path.to_owned());
+                }
+                let mut outcome = outcome;
+                if call.name == "finish"
+                    && outcome.status == "ok"
+                    && let Some(cmd) = &self.config.test_cmd
+                    && !changed.is_empty()
+                {
+                    test_runs += 1;
+                    let (passed, feedback) = self.run_tests(cmd, test_runs).await;
+                    sink(&Event::Tests {
+                        step,
+                        attempt: test_runs,
+                        passed,
+                        summary: summary(&feedback),
+                    });
+                    if !passed {
+                        if test_runs >= self.config.fix_attempts.max(1) {
+                            stop = Stop::TestsFailing(format!(
+                                "`{cmd}` still fails after {test_runs} attempts"
+                            ));
+                            outcome = CallOutcome {
+                                status: "refused",
+                                text: feedback,
+                                truncated: false,
+                                data: Value::Null,
+                            };
+                        } else {
+                            outcome = CallOutcome {
+                                status: "refused",
+                                text: format!(
+                                    "{feedback}\nFix the code (attempt {} of {}), then call finish again.",
+                                    test_runs + 1,
+                                    self.config.fix_attempts
+                                ),
+                                truncated: false,
+                                data: Value::Null,
+                            };
+                        }
+                    }
+                }
                 if let Some(diff) = outcome.data.get("diff").and_then(Value::as_str)
                     && outcome.status == "ok"
                 {
@@ -375,6 +478,7 @@ impl Agent {
                     status: outcome.status,
                     summary: summary(&outcome.text),
                     truncated: outcome.truncated,
+                    latency_ms,
                 });
                 history.push(HistoryEntry {
                     step,
@@ -385,16 +489,18 @@ impl Agent {
                     result: outcome.text.clone(),
                     timestamp: now(),
                 });
-                messages.push(Message::tool_result(
-                    call,
-                    outcome.text.clone(),
-                    outcome.status != "ok",
-                ));
+                // A file's content beyond the session limit is cut with a note on how to read on.
+                let content = crate::memory::cut_file_text(
+                    &outcome.text,
+                    self.config.context.max_result_chars,
+                    &format!("the {} result", call.name),
+                );
+                messages.push(Message::tool_result(call, content, outcome.status != "ok"));
                 if call.name == "finish" && outcome.status == "ok" {
                     response = Some(outcome.text);
                     stop = Stop::Finished;
                 }
-                if matches!(stop, Stop::Repeated(_)) {
+                if matches!(stop, Stop::Repeated(_) | Stop::TestsFailing(_)) {
                     break 'steps;
                 }
             }
@@ -422,6 +528,8 @@ impl Agent {
                 total: started.elapsed(),
                 ..timings
             },
+            files_read,
+            pending,
         }
     }
 
@@ -439,7 +547,7 @@ impl Agent {
         outcome
     }
 
-    /// Runs a tool by name with arguments (for the sub-agent's own calls).
+    /// Runs a tool by name with arguments (for the sub-agent's own calls), through approval.
     pub(crate) async fn call_tool(&self, name: &str, args: Value) -> CallOutcome {
         let call = ToolCall {
             id: String::new(),
@@ -449,10 +557,157 @@ impl Agent {
         self.execute_tool(&call, args).await
     }
 
-    /// Runs one tool call on a blocking thread (tools read and write files).
+    /// Whether a call changes something and so needs approval in `ask` mode.
+    fn changes_things(&self, name: &str) -> bool {
+        name != "finish" && self.registry.get(name).is_none_or(|t| !t.read_only())
+    }
+
+    /// In `ask` mode: previews the call (an edit's dry-run diff, a command line), asks the
+    /// approver, and returns the refusal to give the model when the user says no.
+    async fn ask_approval(&self, call: &ToolCall, args: &Value) -> Option<CallOutcome> {
+        let approver = self.config.approver.clone()?;
+        if !self.changes_things(&call.name) {
+            return None;
+        }
+        let preview = match call.name.as_str() {
+            "run_command" => format!(
+                "$ {}",
+                args.get("command").and_then(Value::as_str).unwrap_or("")
+            ),
+            "undo_edit" => format!(
+                "undo the last {} change set(s)",
+                args.get("steps").and_then(Value::as_u64).unwrap_or(1)
+            ),
+            _ => {
+                let mut dry = (*self.ctx).clone();
+                dry.edit_mode = cast_tools::EditMode::DryRun;
+                let preview = self.run_in(Arc::new(dry), call, args.clone()).await;
+                if preview.status != "ok" {
+                    return Some(preview); // refused anyway: nothing to ask
+                }
+                preview
+                    .data
+                    .get("diff")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or(preview.text)
+            }
+        };
+        let request = ApprovalRequest {
+            tool: call.name.clone(),
+            params: args.clone(),
+            preview,
+        };
+        let asked = request.clone();
+        let decision = tokio::task::spawn_blocking(move || approver.decide(&asked))
+            .await
+            .unwrap_or(Decision::Reject {
+                reason: "the approval prompt failed".to_owned(),
+            });
+        match decision {
+            Decision::Approve => None,
+            Decision::Reject { reason } => {
+                let why = if reason.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(" Their reason: {}", reason.trim())
+                };
+                let pending = PendingEdit {
+                    id: 0,
+                    tool: request.tool,
+                    params: request.params,
+                    preview: request.preview,
+                    reason: reason.clone(),
+                };
+                Some(CallOutcome {
+                    status: "refused",
+                    text: format!(
+                        "The user did not approve this {} call; nothing was changed and it is kept as a pending change.{why} Do not repeat it unchanged: take the reason into account or ask.",
+                        call.name
+                    ),
+                    truncated: false,
+                    data: serde_json::json!({"pending": pending}),
+                })
+            }
+        }
+    }
+
+    /// Applies a change the user approved after all (a [`PendingEdit`]), without asking again.
+    pub async fn apply_pending(&self, pending: &PendingEdit) -> (bool, String) {
+        let call = ToolCall {
+            id: String::new(),
+            name: pending.tool.clone(),
+            arguments: String::new(),
+        };
+        let outcome = self
+            .run_in(Arc::clone(&self.ctx), &call, pending.params.clone())
+            .await;
+        (outcome.status == "ok", outcome.text)
+    }
+
+    /// Runs the test command; on failure the feedback holds its output and the code the
+    /// failure ran through (the analyzer's trace map).
+    async fn run_tests(&self, cmd: &str, attempt: usize) -> (bool, String) {
+        let root = self.ctx.workspace.root().to_path_buf();
+        let command = cmd.to_owned();
+        let limit = std::time::Duration::from_secs(self.ctx.max_command_seconds.max(1));
+        let result = tokio::task::spawn_blocking(move || {
+            cast_tools::tools::run_shell(&root, &command, limit)
+        })
+        .await;
+        let result = match result {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                return (
+                    false,
+                    format!("The test command `{cmd}` could not start: {e}"),
+                );
+            }
+            Err(e) => return (false, format!("The test command `{cmd}` crashed: {e}")),
+        };
+        if result.exit_code == Some(0) {
+            return (true, format!("`{cmd}` passed"));
+        }
+        let output = format!("{}\n{}", result.stdout, result.stderr);
+        let tail = cast_tools::render::head_tail(output.trim(), 600, 5000);
+        let mut feedback = format!(
+            "Your changes were checked with `{cmd}` (run {attempt}) and it failed ({}):\n{tail}\n",
+            match (result.timed_out, result.exit_code) {
+                (true, _) => "timed out".to_owned(),
+                (false, Some(code)) => format!("exit {code}"),
+                (false, None) => "killed".to_owned(),
+            }
+        );
+        let map_call = ToolCall {
+            id: String::new(),
+            name: "analyze_repository".to_owned(),
+            arguments: String::new(),
+        };
+        let map = self
+            .run_in(
+                Arc::clone(&self.ctx),
+                &map_call,
+                serde_json::json!({"trace": output, "budget": 800}),
+            )
+            .await;
+        if map.status == "ok" && map.data.get("traced") == Some(&Value::Bool(true)) {
+            feedback.push_str("\nWhere the failure ran (the trace mapped onto the code):\n");
+            feedback.push_str(&map.text);
+        }
+        (false, feedback)
+    }
+
+    /// Runs one tool call (after approval in `ask` mode).
     async fn execute_tool(&self, call: &ToolCall, args: Value) -> CallOutcome {
+        if let Some(refused) = self.ask_approval(call, &args).await {
+            return refused;
+        }
+        self.run_in(Arc::clone(&self.ctx), call, args).await
+    }
+
+    /// Runs one tool call on a blocking thread (tools read and write files).
+    async fn run_in(&self, ctx: Arc<ToolContext>, call: &ToolCall, args: Value) -> CallOutcome {
         let registry = Arc::clone(&self.registry);
-        let ctx = Arc::clone(&self.ctx);
         let name = call.name.clone();
         let work = move || {
             if name == crate::llm::text::FILE_EDITS {
@@ -484,6 +739,9 @@ impl Agent {
             ),
             Stop::Repeated(what) => format!("Stopped because the model repeated itself: {what}."),
             Stop::ModelError(err) => format!("Stopped because the model could not be asked: {err}"),
+            Stop::TestsFailing(why) => {
+                format!("Stopped: {why}; every change is still in the undo journal.")
+            }
             Stop::Finished => "Finished.".to_owned(),
         };
         let mut text = why;

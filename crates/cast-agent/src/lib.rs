@@ -10,6 +10,7 @@
 //! and calls a library entry point, so the command line and the agent see the same behaviour.
 
 pub mod agent;
+pub mod approval;
 pub mod cli;
 pub mod config;
 mod edit_agent;
@@ -19,5 +20,6 @@ pub mod prompt;
 pub mod testing;
 
 pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop, Timings};
+pub use approval::{ApprovalMode, ApprovalRequest, Approver, Decision, PendingEdit};
 
 pub use cast_tools;

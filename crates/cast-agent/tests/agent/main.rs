@@ -12,6 +12,8 @@ use cast_agent::{Agent, AgentConfig, Event, RunOutcome, Stop};
 use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::{Value, json};
 
+mod safety;
+
 enum Api {
     OpenAi { stream: bool },
     Anthropic,
@@ -149,9 +151,11 @@ fn a_command_then_finish_carries_history_and_ties_results_to_calls() {
         event_names(&events),
         [
             "start",
+            "model",
             "thought",
             "tool_call",
             "tool_result",
+            "model",
             "thought",
             "tool_call",
             "tool_result",
