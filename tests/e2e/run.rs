@@ -285,3 +285,272 @@ fn cast_run_with_a_dead_endpoint_fails_clearly_and_changes_nothing() {
         before
     );
 }
+
+/// The session id `cast run` reports on stderr.
+fn session_id(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .find(|l| l.contains("--resume "))
+        .unwrap_or_else(|| panic!("no session line in: {text}"));
+    line.split("--resume ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_resumed_session_remembers_its_conversation_and_the_files_it_read() {
+    let dir = project();
+    let home = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "a1",
+            "Read it.",
+            "read_file",
+            json!({"target_file": "shop/pricing.py", "explanation": "x"}),
+        ),
+        Reply::openai_call(
+            "a2",
+            "Done.",
+            "finish",
+            json!({"response": "It applies SAVE10."}),
+        ),
+        Reply::openai_call(
+            "b1",
+            "I remember it.",
+            "finish",
+            json!({"response": "As I read before: SAVE10."}),
+        ),
+    ]);
+    let first = cast_run(&server, home.path())
+        .args(["run", "--no-stream", "--root"])
+        .arg(dir.path())
+        .arg("What discount codes exist?")
+        .output()
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0));
+    let id = session_id(&first.stderr);
+    // The file changes between the two runs: the resumed run is told so.
+    let pricing = dir.path().join("shop/pricing.py");
+    let text = std::fs::read_to_string(&pricing).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&pricing, text.replace("SAVE10", "SAVE15")).unwrap();
+    let second = cast_run(&server, home.path())
+        .args(["run", "--no-stream", "--resume", &id[..8], "--root"])
+        .arg(dir.path())
+        .arg("And which one did you see?")
+        .output()
+        .unwrap();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert_eq!(session_id(&second.stderr), id, "the same session continues");
+    let requests = server.requests();
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    let all = serde_json::to_string(messages).unwrap();
+    assert!(
+        all.contains("What discount codes exist?"),
+        "the first task is carried"
+    );
+    assert!(
+        all.contains("It applies SAVE10."),
+        "the first answer is carried"
+    );
+    let last_user = messages.iter().rev().find(|m| m["role"] == "user").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        last_user.contains("shop/pricing.py") && last_user.contains("changed"),
+        "{last_user}"
+    );
+    assert!(
+        last_user.ends_with("And which one did you see?"),
+        "{last_user}"
+    );
+    // The session lists the file it read; `cast sessions` and `cast trace` show it.
+    let listed = cast()
+        .args(["sessions", "--json", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let sessions = json_lines(&listed.stdout);
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["tasks"], 2);
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join(format!(".cast/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        saved["files_read"].get("shop/pricing.py").is_some(),
+        "{saved}"
+    );
+    let trace = cast()
+        .args(["trace", &id, "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let trace = String::from_utf8(trace.stdout).unwrap();
+    assert!(
+        trace.contains("read_file — Read it.") && trace.contains("model: prompt ~"),
+        "{trace}"
+    );
+    assert_eq!(
+        trace.matches("start ·").count(),
+        2,
+        "both runs are in the trace: {trace}"
+    );
+}
+
+#[test]
+fn a_cached_answer_is_reused_until_a_file_it_read_changes() {
+    let dir = project();
+    let home = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "a1",
+            "Read it.",
+            "read_file",
+            json!({"target_file": "shop/pricing.py", "explanation": "x"}),
+        ),
+        Reply::openai_call(
+            "a2",
+            "Done.",
+            "finish",
+            json!({"response": "The code is SAVE10."}),
+        ),
+        Reply::openai_call(
+            "c1",
+            "Read it again.",
+            "read_file",
+            json!({"target_file": "shop/pricing.py", "explanation": "x"}),
+        ),
+        Reply::openai_call(
+            "c2",
+            "Done.",
+            "finish",
+            json!({"response": "The code is SAVE15."}),
+        ),
+    ]);
+    let ask = || {
+        cast_run(&server, home.path())
+            .args(["run", "--read-only", "--no-stream", "--root"])
+            .arg(dir.path())
+            .arg("Which discount code exists?")
+            .output()
+            .unwrap()
+    };
+    let first = ask();
+    assert_eq!(first.status.code(), Some(0));
+    assert_eq!(server.requests().len(), 2);
+    let second = ask();
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(server.requests().len(), 2, "a cache hit asks no model");
+    assert_eq!(
+        String::from_utf8_lossy(&second.stdout).trim(),
+        "The code is SAVE10."
+    );
+    assert!(String::from_utf8_lossy(&second.stderr).contains("cache"));
+    let pricing = dir.path().join("shop/pricing.py");
+    let text = std::fs::read_to_string(&pricing).unwrap();
+    std::fs::write(&pricing, text.replace("SAVE10", "SAVE15")).unwrap();
+    let third = ask();
+    assert_eq!(third.status.code(), Some(0));
+    assert_eq!(
+        server.requests().len(),
+        4,
+        "the changed file invalidated the cache"
+    );
+    assert!(String::from_utf8_lossy(&third.stdout).contains("The code is SAVE15."));
+}
+
+#[test]
+fn cast_run_ask_applies_only_what_the_user_approves() {
+    let dir = project();
+    let home = tempfile::tempdir().unwrap();
+    let edit = |from: &str, to: &str| json!({"target_file": "shop/pricing.py", "diff": format!("------- SEARCH\n{from}\n=======\n{to}\n+++++++ REPLACE\n")});
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "c1",
+            "Lower the price.",
+            "search_replace",
+            edit(
+                "PRICES = {\"apple\": Decimal(\"0.50\"), \"pear\": Decimal(\"0.75\")}",
+                "PRICES = {\"apple\": Decimal(\"0.40\"), \"pear\": Decimal(\"0.75\")}",
+            ),
+        ),
+        Reply::openai_call(
+            "c2",
+            "Add a comment instead.",
+            "search_replace",
+            edit(
+                "\"\"\"Prices and discounts.\"\"\"",
+                "\"\"\"Prices and discounts (in euros).\"\"\"",
+            ),
+        ),
+        Reply::openai_call(
+            "c3",
+            "Done.",
+            "finish",
+            json!({"response": "documented the currency"}),
+        ),
+    ]);
+    let out = cast_run(&server, home.path())
+        .args([
+            "run",
+            "--approval",
+            "ask",
+            "--no-stream",
+            "--json",
+            "--root",
+        ])
+        .arg(dir.path())
+        .arg("tidy pricing")
+        .write_stdin("n prices are set by finance\ny\n")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("+PRICES = {\"apple\": Decimal(\"0.40\")"),
+        "the diff was shown: {stderr}"
+    );
+    assert!(stderr.contains("1 change(s) were not approved"), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("shop/pricing.py")).unwrap();
+    assert!(
+        text.contains("Decimal(\"0.50\")") && text.contains("(in euros)"),
+        "{text}"
+    );
+    let results: Vec<Value> = json_lines(&out.stdout)
+        .into_iter()
+        .filter(|e| e["event"] == "tool_result")
+        .collect();
+    assert_eq!(results[0]["status"], "refused");
+    assert!(tool_result_text(&server, 1, 0).contains("prices are set by finance"));
+}
+
+/// The text of the `index`-th tool result in the `request`-th request.
+fn tool_result_text(server: &ScriptedServer, request: usize, index: usize) -> String {
+    server.requests()[request].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .nth(index)
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}

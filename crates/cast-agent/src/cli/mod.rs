@@ -12,11 +12,13 @@ mod mcp;
 mod output;
 mod read;
 mod run;
+mod sessions;
 mod show;
 mod skeleton;
 mod symbols;
 mod tool;
 mod tools;
+mod trace;
 mod undo;
 
 use std::process::ExitCode;
@@ -47,6 +49,8 @@ enum Command {
     Tool(tool::Args),
     Mcp(mcp::Args),
     Run(run::Args),
+    Sessions(sessions::Args),
+    Trace(trace::Args),
     Grep(grep::Args),
     Glob(glob::Args),
     Files(files::Args),
@@ -77,6 +81,8 @@ pub fn main() -> ExitCode {
         Command::Tool(args) => tool::run(args, &mut out),
         Command::Mcp(args) => mcp::run(args, &mut out),
         Command::Run(args) => run::run(args, &mut out),
+        Command::Sessions(args) => sessions::run(args, &mut out),
+        Command::Trace(args) => trace::run(args, &mut out),
         Command::Grep(args) => grep::run(args, &mut out),
         Command::Glob(args) => glob::run(args, &mut out),
         Command::Files(args) => files::run(args, &mut out),

@@ -7,7 +7,9 @@ use anyhow::Context;
 use cast_tools::{EditMode, Registry, RegistryOptions, ToolContext};
 
 use crate::agent::{Agent, AgentConfig, Event, Stop};
+use crate::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
 use crate::config::{self, ModelFlags};
+use crate::memory::{PersistentMemory, Session};
 
 use super::{Exit, Out};
 
@@ -51,9 +53,25 @@ pub struct Args {
     /// Model turns before the run is stopped.
     #[arg(long, value_name = "N", default_value_t = 30)]
     max_steps: usize,
-    /// Forbid writes: the edit tools are not offered.
+    /// Forbid writes: the edit tools are not offered (same as --approval read-only).
     #[arg(long)]
     read_only: bool,
+    /// How edits apply: `auto` (apply and journal), `ask` (show each diff or command and apply
+    /// it only on yes; a no, with its reason, goes back to the model and is kept as pending) or
+    /// `read-only`.
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    approval: ApprovalMode,
+    /// Run this command (e.g. "pytest -q") before finishing when files changed; a failure goes
+    /// back to the model, mapped onto the code, for up to 3 fix attempts.
+    #[arg(long, value_name = "CMD")]
+    test_cmd: Option<String>,
+    /// Continue a session (an id or a unique prefix, see `cast sessions`): its conversation and
+    /// the files it read come back.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// Do not answer from the cache of earlier answers (used only when no file changed since).
+    #[arg(long)]
+    no_cache: bool,
     /// Offer `run_command` (the model can run any shell command in the workspace).
     #[arg(long)]
     allow_commands: bool,
@@ -82,7 +100,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let mut registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });
-    if args.read_only {
+    let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
+    if read_only {
         ctx.edit_mode = EditMode::ReadOnly;
         for name in registry.names() {
             if registry.get(name).is_some_and(|t| !t.read_only()) {
@@ -90,8 +109,36 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             }
         }
     }
+    let root = ctx.workspace.root().to_path_buf();
+    let mut session = match &args.resume {
+        Some(id) => Session::load(&root, id)?,
+        None => Session::new(),
+    };
+    // Persistent memory is a help, not a requirement: without it the run goes on.
+    let memory = PersistentMemory::open(&root)
+        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
+        .ok();
+    let cacheable = read_only && args.resume.is_none() && !args.no_cache;
+    if cacheable
+        && let Some(answer) = memory
+            .as_ref()
+            .and_then(|m| m.cached_answer(&args.task).ok().flatten())
+    {
+        super::output::warn(
+            "answered from the cache: the files this answer read are unchanged (--no-cache asks the model)",
+        );
+        if args.json {
+            out.json(&serde_json::json!({"event": "final", "response": answer, "cached": true}))?;
+        } else {
+            out.line(&answer)?;
+        }
+        return Ok(Exit::Success);
+    }
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
+        approver: (args.approval == ApprovalMode::Ask)
+            .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
+        test_cmd: args.test_cmd.clone(),
         ..AgentConfig::default()
     };
     let system = crate::prompt::standard(&registry, &ctx, config.map_budget).render();
@@ -108,10 +155,19 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         .context("cannot start the async runtime")?;
     let mut printed: std::io::Result<()> = Ok(());
     let json = args.json;
+    let mut task = args.task.clone();
+    if let Some(note) = session.refresh_note(
+        &root,
+        crate::memory::ContextBudget::default().max_result_chars,
+    ) {
+        task = format!("{note}\n\n{task}");
+    }
+    let mut trace = super::trace::TraceWriter::create(&root, &session.id);
+    let mut messages = std::mem::take(&mut session.messages);
     let outcome = runtime.block_on(async {
-        let mut messages = Vec::new();
         agent
-            .run(&args.task, &mut messages, &mut |event| {
+            .run(&task, &mut messages, &mut |event| {
+                trace.write(event);
                 if printed.is_ok() {
                     printed = if json {
                         out.json(event)
@@ -123,17 +179,98 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             .await
     });
     printed?;
+    for path in &outcome.files_read {
+        session.note_read(&root, path);
+    }
+    session.messages = messages;
+    session.tasks.push(args.task.clone());
+    session.steps += outcome.steps;
+    session.last_stop = Some(format!("{:?}", outcome.stop));
+    session.pending.extend(outcome.pending.iter().cloned());
+    if let Err(e) = session.save(&root) {
+        super::output::warn(format_args!("the session could not be saved: {e}"));
+    }
+    if let Some(memory) = &memory {
+        let _ = memory.log(
+            &session.id,
+            "run",
+            &format!("{:?}: {}", outcome.stop, args.task),
+        );
+        if cacheable && outcome.stop == Stop::Finished && outcome.changed_files.is_empty() {
+            let _ = memory.cache_answer(&args.task, &outcome.response, &outcome.files_read);
+        }
+    }
+    if !outcome.pending.is_empty() {
+        super::output::warn(format_args!(
+            "{} change(s) were not approved and are kept as pending in session {}",
+            outcome.pending.len(),
+            session.id
+        ));
+    }
+    super::output::warn(format_args!(
+        "session {} (continue with --resume {}; steps in `cast trace {}`)",
+        session.id, session.id, session.id
+    ));
     Ok(match outcome.stop {
         Stop::Finished => Exit::Success,
-        Stop::StepLimit(_) | Stop::Repeated(_) => Exit::NothingOrRefused,
+        Stop::StepLimit(_) | Stop::Repeated(_) | Stop::TestsFailing(_) => Exit::NothingOrRefused,
         Stop::ModelError(_) => Exit::BadUsage,
     })
+}
+
+/// Asks on the terminal: the diff (or command) on stderr, an answer line on stdin — `y` to
+/// apply, anything else to reject (the words after `n` are the reason given to the model).
+#[derive(Debug)]
+struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn decide(&self, request: &ApprovalRequest) -> Decision {
+        eprintln!(
+            "\n{} wants to change something:\n{}",
+            request.tool,
+            request.preview.trim_end()
+        );
+        eprint!("Apply? [y/N, or n REASON] ");
+        let mut line = String::new();
+        match std::io::stdin().read_line(&mut line) {
+            Ok(n) if n > 0 => {
+                let answer = line.trim();
+                if answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes") {
+                    Decision::Approve
+                } else {
+                    let reason = answer
+                        .strip_prefix(['n', 'N'])
+                        .map(|r| r.trim_start_matches(['o', 'O']).trim())
+                        .unwrap_or(answer);
+                    Decision::Reject {
+                        reason: reason.to_owned(),
+                    }
+                }
+            }
+            _ => Decision::Reject {
+                reason: "no answer (stdin closed)".to_owned(),
+            },
+        }
+    }
 }
 
 fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
         Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
-        Event::Thought { .. } => Ok(()),
+        Event::Thought { .. } | Event::Model { .. } => Ok(()),
+        Event::Tests {
+            attempt,
+            passed,
+            summary,
+            ..
+        } => out.line(&format!(
+            "    tests (run {attempt}): {}",
+            if *passed {
+                "pass".to_owned()
+            } else {
+                format!("FAIL — {summary}")
+            }
+        )),
         Event::ToolCall {
             step,
             tool,
@@ -166,6 +303,7 @@ fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
                 Stop::StepLimit(n) => format!("Stopped at the {n}-step limit."),
                 Stop::Repeated(what) => format!("Stopped: {what}."),
                 Stop::ModelError(err) => format!("Stopped: {err}"),
+                Stop::TestsFailing(why) => format!("Stopped: {why}."),
             };
             out.line(&format!("\n{how}"))?;
             if !changed_files.is_empty() {

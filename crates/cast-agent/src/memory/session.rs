@@ -43,6 +43,9 @@ pub struct Session {
     /// How the last run ended.
     pub last_stop: Option<String>,
     pub steps: usize,
+    /// Changes the user did not approve (yet), in `ask` mode.
+    #[serde(default)]
+    pub pending: Vec<crate::approval::PendingEdit>,
 }
 
 /// One line of `cast sessions`.
@@ -102,6 +105,7 @@ impl Session {
             files_read: BTreeMap::new(),
             last_stop: None,
             steps: 0,
+            pending: Vec::new(),
         }
     }
 
