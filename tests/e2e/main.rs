@@ -5,6 +5,7 @@
 
 mod analyzer;
 mod apply;
+mod chat;
 mod mcp;
 mod run;
 mod searcher;

@@ -32,6 +32,8 @@ pub struct AgentConfig {
     pub test_cmd: Option<String>,
     /// Failed test runs before the agent gives up.
     pub fix_attempts: usize,
+    /// Emit the model's text as it streams ([`Event::Delta`]), for an interactive front end.
+    pub stream_text: bool,
 }
 
 impl Default for AgentConfig {
@@ -45,6 +47,7 @@ impl Default for AgentConfig {
             approver: None,
             test_cmd: None,
             fix_attempts: 3,
+            stream_text: false,
         }
     }
 }
@@ -100,6 +103,8 @@ pub enum Event {
     },
     /// The model's words before its tool calls.
     Thought { step: usize, text: String },
+    /// A piece of the model's text as it streams (only with `stream_text`).
+    Delta { step: usize, text: String },
     ToolCall {
         step: usize,
         id: String,
@@ -316,7 +321,18 @@ impl Agent {
                 temperature: None,
             };
             let asked = std::time::Instant::now();
-            let answer = self.llm.chat(&request, &mut |_| {}).await;
+            let stream_text = self.config.stream_text;
+            let answer = self
+                .llm
+                .chat(&request, &mut |text| {
+                    if stream_text {
+                        sink(&Event::Delta {
+                            step,
+                            text: text.to_owned(),
+                        });
+                    }
+                })
+                .await;
             timings.model += asked.elapsed();
             let answer = match answer {
                 Ok(answer) => answer,

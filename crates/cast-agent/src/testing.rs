@@ -71,6 +71,18 @@ impl Reply {
         ])
     }
 
+    /// A plain answer streamed in the given pieces.
+    pub fn openai_stream_text(pieces: &[&str]) -> Reply {
+        let mut events: Vec<Value> = pieces
+            .iter()
+            .map(|p| json!({"choices": [{"index": 0, "delta": {"content": p}}]}))
+            .collect();
+        events.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+        events
+            .push(json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10}}));
+        Reply::Sse(events)
+    }
+
     /// An Anthropic message with one tool use.
     pub fn anthropic_call(id: &str, reason: &str, name: &str, input: Value) -> Reply {
         Reply::Json {

@@ -1,6 +1,7 @@
 //! Subcommands, one module each. Every module parses its flags and calls a library entry point.
 
 mod apply;
+mod chat;
 mod files;
 mod find;
 mod glob;
@@ -49,6 +50,7 @@ enum Command {
     Tool(tool::Args),
     Mcp(mcp::Args),
     Run(run::Args),
+    Chat(chat::Args),
     Sessions(sessions::Args),
     Trace(trace::Args),
     Grep(grep::Args),
@@ -81,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Tool(args) => tool::run(args, &mut out),
         Command::Mcp(args) => mcp::run(args, &mut out),
         Command::Run(args) => run::run(args, &mut out),
+        Command::Chat(args) => chat::run(args, &mut out),
         Command::Sessions(args) => sessions::run(args, &mut out),
         Command::Trace(args) => trace::run(args, &mut out),
         Command::Grep(args) => grep::run(args, &mut out),

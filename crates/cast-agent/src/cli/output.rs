@@ -36,6 +36,16 @@ impl Out {
         self.inner.write_all(b"\n")
     }
 
+    /// Writes text as it is (no newline), e.g. a streamed answer.
+    pub fn text(&mut self, text: &str) -> io::Result<()> {
+        self.inner.write_all(text.as_bytes())
+    }
+
+    /// Sends what was written to the terminal now (interactive commands).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
     /// Writes one JSON value on its own line.
     pub fn json<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
         serde_json::to_writer(&mut self.inner, value).map_err(io::Error::from)?;

@@ -35,21 +35,8 @@ pub struct Args {
     /// The workspace root; the agent cannot read or write outside it.
     #[arg(long, value_name = "PATH", default_value = ".")]
     root: PathBuf,
-    /// The model name (overrides CAST_MODEL).
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// `openai` (any OpenAI-compatible server) or `anthropic` (overrides CAST_PROVIDER).
-    #[arg(long, value_name = "NAME")]
-    provider: Option<String>,
-    /// The endpoint (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// `native` tool calls, or `text` for models without them (tools described in the prompt).
-    #[arg(long, value_name = "NAME")]
-    protocol: Option<String>,
-    /// Do not ask for streamed answers.
-    #[arg(long)]
-    no_stream: bool,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Model turns before the run is stopped.
     #[arg(long, value_name = "N", default_value_t = 30)]
     max_steps: usize,
@@ -80,27 +67,53 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let mut ctx = ToolContext::new(&args.root)?;
+/// Which model to use; shared by `cast run` and `cast chat`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelArgs {
+    /// The model name (overrides CAST_MODEL).
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// `openai` (any OpenAI-compatible server) or `anthropic` (overrides CAST_PROVIDER).
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// The endpoint (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// `native` tool calls, or `text` for models without them (tools described in the prompt).
+    #[arg(long, value_name = "NAME")]
+    protocol: Option<String>,
+    /// Do not ask for streamed answers.
+    #[arg(long)]
+    no_stream: bool,
+}
+
+/// The model, the tools and the workspace an agent command runs with, or `None` when no model
+/// is configured (what to set has been printed).
+pub(super) fn setup(
+    root: &std::path::Path,
+    model: &ModelArgs,
+    allow_commands: bool,
+    read_only: bool,
+) -> anyhow::Result<Option<(crate::llm::Llm, Registry, ToolContext)>> {
+    let mut ctx = ToolContext::new(root)?;
     let files = config::config_files(ctx.workspace.root())?;
     let flags = ModelFlags {
-        provider: args.provider.clone(),
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        protocol: args.protocol.clone(),
-        no_stream: args.no_stream,
+        provider: model.provider.clone(),
+        model: model.model.clone(),
+        base_url: model.base_url.clone(),
+        protocol: model.protocol.clone(),
+        no_stream: model.no_stream,
     };
     let llm = match config::resolve(&flags, &|k| std::env::var(k).ok(), &files) {
         Ok(llm) => llm,
         Err(err) => {
             super::output::warn(&err);
-            return Ok(Exit::BadUsage);
+            return Ok(None);
         }
     };
     let mut registry = Registry::standard(RegistryOptions {
-        commands: args.allow_commands,
+        commands: allow_commands,
     });
-    let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
     if read_only {
         ctx.edit_mode = EditMode::ReadOnly;
         for name in registry.names() {
@@ -109,6 +122,16 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             }
         }
     }
+    Ok(Some((llm, registry, ctx)))
+}
+
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
+    let Some((llm, registry, ctx)) =
+        setup(&args.root, &args.model, args.allow_commands, read_only)?
+    else {
+        return Ok(Exit::BadUsage);
+    };
     let root = ctx.workspace.root().to_path_buf();
     let mut session = match &args.resume {
         Some(id) => Session::load(&root, id)?,
@@ -221,7 +244,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
 /// Asks on the terminal: the diff (or command) on stderr, an answer line on stdin — `y` to
 /// apply, anything else to reject (the words after `n` are the reason given to the model).
 #[derive(Debug)]
-struct TerminalApprover;
+pub(super) struct TerminalApprover;
 
 impl Approver for TerminalApprover {
     fn decide(&self, request: &ApprovalRequest) -> Decision {
@@ -254,10 +277,10 @@ impl Approver for TerminalApprover {
     }
 }
 
-fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
+pub(super) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
         Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
-        Event::Thought { .. } | Event::Model { .. } => Ok(()),
+        Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
         Event::Tests {
             attempt,
             passed,
@@ -308,6 +331,9 @@ fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
             out.line(&format!("\n{how}"))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
+            }
+            if response.is_empty() {
+                return Ok(());
             }
             out.line(&format!("\n{response}"))
         }

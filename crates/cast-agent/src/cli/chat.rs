@@ -1,0 +1,284 @@
+//! `cast chat`: an interactive agent session in the terminal.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use cast_tools::cast_coder::Coder;
+
+use super::run::{ModelArgs, TerminalApprover, print_event, setup};
+use super::{Exit, Out};
+use crate::agent::{Agent, AgentConfig, Event};
+use crate::approval::{ApprovalMode, Approver};
+use crate::memory::{PersistentMemory, Session};
+
+/// Talk with the coding agent in the terminal: each line is a task or a question; answers
+/// stream as they come, and every change is shown for approval first (`--approval ask`, the
+/// default here).
+///
+/// Commands: /help, /diff (changes made in this chat, and pending ones), /approve N and
+/// /reject N (pending changes), /undo (the last change set), /pref [KEY VALUE] (preferences
+/// remembered across sessions, e.g. `/pref test_cmd pytest -q`), /exit. Ctrl-C cancels the
+/// current step and keeps the session; Ctrl-D or /exit leaves.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  cast chat --root ~/src/app\n  OPENAI_BASE_URL=http://localhost:11434/v1 CAST_MODEL=qwen2.5-coder:14b cast chat\n  cast chat --resume 20261123      # continue a session"
+)]
+pub struct Args {
+    /// The workspace root; the agent cannot read or write outside it.
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    root: PathBuf,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// `ask` (show each change and apply it on yes), `auto` or `read-only`.
+    #[arg(long, value_name = "MODE", default_value = "ask")]
+    approval: ApprovalMode,
+    /// Offer `run_command` (each command is approved first in ask mode).
+    #[arg(long)]
+    allow_commands: bool,
+    /// Run this command before finishing when files changed (see `cast run --help`); default:
+    /// the `test_cmd` preference.
+    #[arg(long, value_name = "CMD")]
+    test_cmd: Option<String>,
+    /// Continue a session (an id or a unique prefix).
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// Model turns per request before it is stopped.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    max_steps: usize,
+}
+
+const HELP: &str = "Type a task or a question. Commands:
+  /diff          the changes made in this chat, and the pending ones
+  /approve N     apply pending change N        /reject N   drop it
+  /undo          undo the last change set      /pref [KEY VALUE]  show or set a preference
+  /help          this text                     /exit       leave (or Ctrl-D)
+Ctrl-C cancels the current step; the session is kept.";
+
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let read_only = args.approval == ApprovalMode::ReadOnly;
+    let Some((llm, registry, ctx)) =
+        setup(&args.root, &args.model, args.allow_commands, read_only)?
+    else {
+        return Ok(Exit::BadUsage);
+    };
+    let root = ctx.workspace.root().to_path_buf();
+    let mut session = match &args.resume {
+        Some(id) => Session::load(&root, id)?,
+        None => Session::new(),
+    };
+    let memory = PersistentMemory::open(&root)
+        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
+        .ok();
+    let test_cmd = args.test_cmd.clone().or_else(|| {
+        memory
+            .as_ref()
+            .and_then(|m| m.pref("test_cmd").ok().flatten())
+    });
+    let config = AgentConfig {
+        max_steps: args.max_steps.max(1),
+        approver: (args.approval == ApprovalMode::Ask)
+            .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
+        test_cmd,
+        stream_text: true,
+        ..AgentConfig::default()
+    };
+    let system = crate::prompt::standard(&registry, &ctx, config.map_budget).render();
+    let agent = Agent {
+        llm,
+        registry: Arc::new(registry),
+        ctx: Arc::new(ctx),
+        config,
+        system,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let mut trace = super::trace::TraceWriter::create(&root, &session.id);
+    let mut diffs: Vec<(String, String)> = Vec::new();
+    out.line(&format!(
+        "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
+        agent.llm.describe(),
+        root.display(),
+        session.id
+    ))?;
+    let stdin = std::io::stdin();
+    loop {
+        out.text("\nyou> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line)? == 0 {
+            out.line("")?;
+            break;
+        }
+        let line = line.trim();
+        let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match command {
+            "" => continue,
+            "/exit" | "/quit" => break,
+            "/help" => out.line(HELP)?,
+            "/undo" => match Coder::new(&root).undo(1, false) {
+                Ok(entries) => {
+                    for e in entries {
+                        let files: Vec<String> = e
+                            .files
+                            .iter()
+                            .map(|f| f.path.display().to_string())
+                            .collect();
+                        out.line(&format!(
+                            "undid #{} ({}): {}",
+                            e.id,
+                            e.description,
+                            files.join(", ")
+                        ))?;
+                    }
+                }
+                Err(e) => out.line(&format!("nothing undone: {e}"))?,
+            },
+            "/diff" => {
+                if diffs.is_empty() && session.pending.is_empty() {
+                    out.line("no changes in this chat yet")?;
+                }
+                for (path, diff) in &diffs {
+                    out.line(&format!("--- applied: {path}\n{}", diff.trim_end()))?;
+                }
+                for (i, p) in session.pending.iter().enumerate() {
+                    out.line(&format!(
+                        "--- pending {} ({}; rejected: {}):\n{}",
+                        i + 1,
+                        p.tool,
+                        p.reason,
+                        p.preview.trim_end()
+                    ))?;
+                }
+            }
+            "/approve" | "/reject" => {
+                let Some(index) = rest
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=session.pending.len()).contains(n))
+                else {
+                    out.line(&format!(
+                        "give the number of a pending change (1 to {}); /diff lists them",
+                        session.pending.len()
+                    ))?;
+                    continue;
+                };
+                let pending = session.pending.remove(index - 1);
+                if command == "/reject" {
+                    out.line(&format!("dropped pending change {index}"))?;
+                } else {
+                    let (applied, text) = runtime.block_on(agent.apply_pending(&pending));
+                    out.line(&text)?;
+                    if !applied {
+                        session.pending.insert(index - 1, pending);
+                    }
+                }
+            }
+            "/pref" => match (&memory, rest.split_once(' ')) {
+                (None, _) => out.line("preferences are unavailable (no memory database)")?,
+                (Some(m), Some((key, value))) => {
+                    m.set_pref(key.trim(), value.trim())?;
+                    out.line(&format!("{} = {}", key.trim(), value.trim()))?;
+                }
+                (Some(m), None) => {
+                    for (k, v) in m.prefs()? {
+                        out.line(&format!("{k} = {v}"))?;
+                    }
+                }
+            },
+            c if c.starts_with('/') => {
+                out.line(&format!("unknown command {c}; /help lists them"))?
+            }
+            _ => {
+                let mut task = line.to_owned();
+                if let Some(note) =
+                    session.refresh_note(&root, agent.config.context.max_result_chars)
+                {
+                    task = format!("{note}\n\n{task}");
+                }
+                let before = session.messages.len();
+                let mut printed: std::io::Result<()> = Ok(());
+                let mut streamed = false;
+                let mut streamed_text = String::new();
+                let mut last_streamed = String::new();
+                let mut sink = |event: &Event| {
+                    trace.write(event);
+                    if let Event::Edit { path, diff, .. } = event {
+                        diffs.push((path.clone(), diff.clone()));
+                    }
+                    if printed.is_err() {
+                        return;
+                    }
+                    printed = match event {
+                        Event::Delta { text, .. } => {
+                            streamed = true;
+                            streamed_text.push_str(text);
+                            out.text(text).and_then(|_| out.flush())
+                        }
+                        Event::Start { .. } => Ok(()),
+                        // The answer streamed already; end its line.
+                        Event::Thought { .. } if streamed => {
+                            streamed = false;
+                            out.line("")
+                        }
+                        Event::Thought { text, .. } => out.line(text),
+                        Event::Model { .. } => {
+                            last_streamed = std::mem::take(&mut streamed_text);
+                            Ok(())
+                        }
+                        // Do not print a streamed answer a second time.
+                        Event::Final { response, .. }
+                            if response.trim() == last_streamed.trim() =>
+                        {
+                            let mut shown = event.clone();
+                            if let Event::Final { response, .. } = &mut shown {
+                                response.clear();
+                            }
+                            print_event(out, &shown).and_then(|_| out.flush())
+                        }
+                        other => print_event(out, other).and_then(|_| out.flush()),
+                    };
+                };
+                let outcome = runtime.block_on(async {
+                    let run = agent.run(&task, &mut session.messages, &mut sink);
+                    tokio::select! {
+                        outcome = run => Some(outcome),
+                        _ = tokio::signal::ctrl_c() => None,
+                    }
+                });
+                printed?;
+                match outcome {
+                    Some(outcome) => {
+                        for path in &outcome.files_read {
+                            session.note_read(&root, path);
+                        }
+                        session.tasks.push(line.to_owned());
+                        session.steps += outcome.steps;
+                        session.last_stop = Some(format!("{:?}", outcome.stop));
+                        session.pending.extend(outcome.pending);
+                    }
+                    None => {
+                        // The step was cancelled: forget its half-finished turn, keep the rest.
+                        session.messages.truncate(before);
+                        out.line("\n(cancelled; the session is kept)")?;
+                    }
+                }
+                if let Err(e) = session.save(&root) {
+                    super::output::warn(format_args!("the session could not be saved: {e}"));
+                }
+            }
+        }
+    }
+    if let Err(e) = session.save(&root) {
+        super::output::warn(format_args!("the session could not be saved: {e}"));
+    }
+    super::output::warn(format_args!(
+        "session {} (continue with cast chat --resume {})",
+        session.id, session.id
+    ));
+    Ok(Exit::Success)
+}
