@@ -9,6 +9,7 @@ mod chat;
 mod mcp;
 mod run;
 mod searcher;
+mod skills;
 mod support;
 mod symbols;
 mod tools;

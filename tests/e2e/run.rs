@@ -1,31 +1,10 @@
 //! `cast run` against a scripted OpenAI-compatible server on 127.0.0.1: the events it prints
 //! (JSON lines and the human form), the files it changes, and its exit status.
 
-use std::path::Path;
-
 use cast_agent::testing::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
-use crate::support::{cast, json_lines, project};
-
-/// `cast run` with the model settings taken from the environment only.
-fn cast_run(server: &ScriptedServer, home: &Path) -> assert_cmd::Command {
-    let mut cmd = cast();
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "CAST_PROVIDER",
-        "CAST_PROTOCOL",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("CAST_MODEL", "scripted");
-    cmd
-}
+use crate::support::{cast, cast_with_model, json_lines, project};
 
 fn turns() -> Vec<Reply> {
     vec![
@@ -73,7 +52,7 @@ fn cast_run_json_prints_every_step_and_edits_the_file() {
     let dir = project();
     let home = tempfile::tempdir().unwrap();
     let server = ScriptedServer::start(turns());
-    let out = cast_run(&server, home.path())
+    let out = cast_with_model(&server, home.path())
         .args(["run", "--json", "--no-stream", "--root"])
         .arg(dir.path())
         .arg("Accept the WELCOME code.")
@@ -158,7 +137,7 @@ fn cast_run_prints_steps_edits_and_the_answer_for_people() {
     let dir = project();
     let home = tempfile::tempdir().unwrap();
     let server = ScriptedServer::start(turns());
-    let out = cast_run(&server, home.path())
+    let out = cast_with_model(&server, home.path())
         .args(["run", "--no-stream", "--root"])
         .arg(dir.path())
         .arg("Accept the WELCOME code.")
@@ -195,7 +174,7 @@ fn cast_run_read_only_offers_no_edit_tools_and_stops_at_the_step_limit() {
             json!({"pattern": "**/*.py"}),
         ),
     ]);
-    let out = cast_run(&server, home.path())
+    let out = cast_with_model(&server, home.path())
         .args([
             "run",
             "--read-only",
@@ -327,7 +306,7 @@ fn a_resumed_session_remembers_its_conversation_and_the_files_it_read() {
             json!({"response": "As I read before: SAVE10."}),
         ),
     ]);
-    let first = cast_run(&server, home.path())
+    let first = cast_with_model(&server, home.path())
         .args(["run", "--no-stream", "--root"])
         .arg(dir.path())
         .arg("What discount codes exist?")
@@ -340,7 +319,7 @@ fn a_resumed_session_remembers_its_conversation_and_the_files_it_read() {
     let text = std::fs::read_to_string(&pricing).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&pricing, text.replace("SAVE10", "SAVE15")).unwrap();
-    let second = cast_run(&server, home.path())
+    let second = cast_with_model(&server, home.path())
         .args(["run", "--no-stream", "--resume", &id[..8], "--root"])
         .arg(dir.path())
         .arg("And which one did you see?")
@@ -440,7 +419,7 @@ fn a_cached_answer_is_reused_until_a_file_it_read_changes() {
         ),
     ]);
     let ask = || {
-        cast_run(&server, home.path())
+        cast_with_model(&server, home.path())
             .args(["run", "--read-only", "--no-stream", "--root"])
             .arg(dir.path())
             .arg("Which discount code exists?")
@@ -502,7 +481,7 @@ fn cast_run_ask_applies_only_what_the_user_approves() {
             json!({"response": "documented the currency"}),
         ),
     ]);
-    let out = cast_run(&server, home.path())
+    let out = cast_with_model(&server, home.path())
         .args([
             "run",
             "--approval",

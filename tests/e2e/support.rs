@@ -61,3 +61,26 @@ pub fn project() -> tempfile::TempDir {
     copy_dir(&fixtures().join("project"), dir.path());
     dir
 }
+
+/// A `cast` command whose model is the scripted server (settings from the environment only;
+/// HOME is `home`, so no user configuration is read).
+pub fn cast_with_model(
+    server: &cast_agent::testing::ScriptedServer,
+    home: &Path,
+) -> assert_cmd::Command {
+    let mut cmd = cast();
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "CAST_PROVIDER",
+        "CAST_PROTOCOL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env("CAST_MODEL", "scripted");
+    cmd
+}

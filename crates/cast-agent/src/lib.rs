@@ -17,6 +17,7 @@ mod edit_agent;
 pub mod llm;
 pub mod memory;
 pub mod prompt;
+pub mod skills;
 pub mod testing;
 
 pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop, Timings};

@@ -16,6 +16,7 @@ mod run;
 mod sessions;
 mod show;
 mod skeleton;
+mod skill;
 mod symbols;
 mod tool;
 mod tools;
@@ -51,6 +52,9 @@ enum Command {
     Mcp(mcp::Args),
     Run(run::Args),
     Chat(chat::Args),
+    #[command(name = "text2agent")]
+    Text2Agent(skill::Text2AgentArgs),
+    Optimize(skill::OptimizeArgs),
     Sessions(sessions::Args),
     Trace(trace::Args),
     Grep(grep::Args),
@@ -84,6 +88,8 @@ pub fn main() -> ExitCode {
         Command::Mcp(args) => mcp::run(args, &mut out),
         Command::Run(args) => run::run(args, &mut out),
         Command::Chat(args) => chat::run(args, &mut out),
+        Command::Text2Agent(args) => skill::text2agent(args, &mut out),
+        Command::Optimize(args) => skill::optimize(args, &mut out),
         Command::Sessions(args) => sessions::run(args, &mut out),
         Command::Trace(args) => trace::run(args, &mut out),
         Command::Grep(args) => grep::run(args, &mut out),
