@@ -533,3 +533,57 @@ fn tool_result_text(server: &ScriptedServer, request: usize, index: usize) -> St
         .unwrap()
         .to_owned()
 }
+
+#[test]
+fn remembered_preferences_reach_the_prompt_and_the_test_command() {
+    let dir = project();
+    let home = tempfile::tempdir().unwrap();
+    let memory = cast_agent::memory::PersistentMemory::open(dir.path()).unwrap();
+    memory
+        .set_pref("style", "type hints on every new function")
+        .unwrap();
+    memory.set_pref("test_cmd", "exit 1").unwrap();
+    drop(memory);
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "p1",
+            "Add a constant.",
+            "search_replace",
+            json!({"target_file": "shop/pricing.py", "diff": "------- SEARCH\nfrom decimal import Decimal\n=======\nfrom decimal import Decimal\n\nCURRENCY = \"EUR\"\n+++++++ REPLACE\n"}),
+        ),
+        Reply::openai_call("p2", "Done.", "finish", json!({"response": "added"})),
+        Reply::openai_call(
+            "p3",
+            "Tests fail; try again.",
+            "finish",
+            json!({"response": "added, retried"}),
+        ),
+        Reply::openai_call(
+            "p4",
+            "Still.",
+            "finish",
+            json!({"response": "added, retried twice"}),
+        ),
+    ]);
+    let out = cast_with_model(&server, home.path())
+        .args(["run", "--no-stream", "--json", "--root"])
+        .arg(dir.path())
+        .arg("add a currency constant")
+        .output()
+        .unwrap();
+    let system = server.requests()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("- style: type hints on every new function"),
+        "{system}"
+    );
+    // The remembered test command ran (and, being `exit 1`, failed three times).
+    let tests = json_lines(&out.stdout)
+        .into_iter()
+        .filter(|e| e["event"] == "tests")
+        .count();
+    assert_eq!(tests, 3);
+    assert_eq!(out.status.code(), Some(1));
+}

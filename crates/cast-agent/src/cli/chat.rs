@@ -4,12 +4,11 @@ use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use cast_tools::cast_coder::Coder;
 
 use super::run::{ModelArgs, TerminalApprover, print_event, setup};
 use super::{Exit, Out};
-use crate::agent::{Agent, AgentConfig, Event};
+use crate::agent::{AgentConfig, Event};
 use crate::approval::{ApprovalMode, Approver};
 use crate::memory::{PersistentMemory, Session};
 
@@ -84,18 +83,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         stream_text: true,
         ..AgentConfig::default()
     };
-    let system = crate::prompt::standard(&registry, &ctx, config.map_budget).render();
-    let agent = Agent {
-        llm,
-        registry: Arc::new(registry),
-        ctx: Arc::new(ctx),
-        config,
-        system,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let system = super::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
+    let (agent, runtime) = super::run::start(llm, registry, ctx, config, system)?;
     let mut trace = super::trace::TraceWriter::create(&root, &session.id);
     let mut diffs: Vec<(String, String)> = Vec::new();
     out.line(&format!(

@@ -125,6 +125,48 @@ pub(super) fn setup(
     Ok(Some((llm, registry, ctx)))
 }
 
+/// The standard system prompt with the user's remembered preferences (`/pref` in `cast chat`).
+pub(super) fn system_prompt(
+    registry: &Registry,
+    ctx: &ToolContext,
+    budget: usize,
+    memory: Option<&PersistentMemory>,
+) -> String {
+    let mut prompt = crate::prompt::standard(registry, ctx, budget);
+    let prefs = memory.and_then(|m| m.prefs().ok()).unwrap_or_default();
+    if !prefs.is_empty() {
+        prompt
+            .rules
+            .push_str("\n\n# The user's preferences (follow them)");
+        for (key, value) in prefs {
+            prompt.rules.push_str(&format!("\n- {key}: {value}"));
+        }
+    }
+    prompt.render()
+}
+
+/// The agent over its parts, and the async runtime it runs on.
+pub(super) fn start(
+    llm: crate::llm::Llm,
+    registry: Registry,
+    ctx: ToolContext,
+    config: AgentConfig,
+    system: String,
+) -> anyhow::Result<(Agent, tokio::runtime::Runtime)> {
+    let agent = Agent {
+        llm,
+        registry: Arc::new(registry),
+        ctx: Arc::new(ctx),
+        config,
+        system,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    Ok((agent, runtime))
+}
+
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
     let Some((llm, registry, ctx)) =
@@ -161,21 +203,15 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
             .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
-        test_cmd: args.test_cmd.clone(),
+        test_cmd: args.test_cmd.clone().or_else(|| {
+            memory
+                .as_ref()
+                .and_then(|m| m.pref("test_cmd").ok().flatten())
+        }),
         ..AgentConfig::default()
     };
-    let system = crate::prompt::standard(&registry, &ctx, config.map_budget).render();
-    let agent = Agent {
-        llm,
-        registry: Arc::new(registry),
-        ctx: Arc::new(ctx),
-        config,
-        system,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let system = system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
+    let (agent, runtime) = start(llm, registry, ctx, config, system)?;
     let mut printed: std::io::Result<()> = Ok(());
     let json = args.json;
     let mut task = args.task.clone();

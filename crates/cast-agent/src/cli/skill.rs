@@ -2,14 +2,13 @@
 //! (`crate::skills`), with validation after every attempt and a report with the diff.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use serde_json::json;
 
 use super::run::{ModelArgs, print_event, setup};
 use super::{Exit, Out};
-use crate::agent::{Agent, AgentConfig, Event, Stop};
+use crate::agent::{AgentConfig, Event, Stop};
 use crate::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
 use crate::skills::{self, Skill, templates};
 
@@ -266,21 +265,12 @@ fn run_skill(
         example: EXAMPLE.to_owned(),
     }
     .render();
-    let agent = Agent {
-        llm,
-        registry: Arc::new(registry),
-        ctx: Arc::new(ctx),
-        config: AgentConfig {
-            max_steps: max_steps.max(1),
-            test_cmd: Some(skills::validation_command(root)),
-            ..AgentConfig::default()
-        },
-        system,
+    let config = AgentConfig {
+        max_steps: max_steps.max(1),
+        test_cmd: Some(skills::validation_command(root)),
+        ..AgentConfig::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let (agent, runtime) = super::run::start(llm, registry, ctx, config, system)?;
     let mut printed: std::io::Result<()> = Ok(());
     let mut diffs: Vec<(String, String)> = Vec::new();
     let outcome = runtime.block_on(async {
