@@ -12,9 +12,10 @@ use crate::agent::{AgentConfig, Event};
 use crate::approval::{ApprovalMode, Approver};
 use crate::memory::{PersistentMemory, Session};
 
-/// Talk with the coding agent in the terminal: each line is a task or a question; answers
-/// stream as they come, and every change is shown for approval first (`--approval ask`, the
-/// default here).
+/// Talk with the coding agent in the terminal, approving each change.
+///
+/// Each line is a task or a question; answers stream as they come, and every change is shown
+/// for approval first (`--approval ask`, the default here).
 ///
 /// Commands: /help, /diff (changes made in this chat, and pending ones), /approve N and
 /// /reject N (pending changes), /undo (the last change set), /pref [KEY VALUE] (preferences

@@ -12,8 +12,10 @@ use crate::agent::{AgentConfig, Event, Stop};
 use crate::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
 use crate::skills::{self, Skill, templates};
 
-/// Build a new agent from a template: CAST copies the template into OUT (the new agent's
-/// package folder, named like a Python package), then its agent renames and re-prompts it to
+/// Build a new agent from a template and a request (the text2agent skill).
+///
+/// CAST copies the template into OUT (the new agent's package folder, named like a Python
+/// package), then its agent renames and re-prompts it to
 /// fit your request — class, AGENT_NAME, SYSTEM_PROMPT, TOOLS, mcp_config.py, README — reading
 /// the template's map (L1) and skeletons (L2) first. The result is validated (Python compiles,
 /// the package's self-check passes); failures go back to the model, at most 3 times.
@@ -44,8 +46,10 @@ pub struct Text2AgentArgs {
     json: bool,
 }
 
-/// Improve an agent from how it ran: the trace (a Python traceback, a pytest log, or the
-/// JSON-lines execution log) and your feedback are mapped onto the agent's code as an L1 heat
+/// Improve an agent from how it ran (the optimize skill).
+///
+/// The trace (a Python traceback, a pytest log, or the JSON-lines execution log) and your
+/// feedback are mapped onto the agent's code as an L1 heat
 /// map (executed files and functions, errors at their lines); the model reads the failing code,
 /// fixes it, and the package is validated (at most 3 repair rounds). The report says what
 /// changed and why, with the diff.
