@@ -242,15 +242,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 });
                 printed?;
                 match outcome {
-                    Some(outcome) => {
-                        for path in &outcome.files_read {
-                            session.note_read(&root, path);
-                        }
-                        session.tasks.push(line.to_owned());
-                        session.steps += outcome.steps;
-                        session.last_stop = Some(format!("{:?}", outcome.stop));
-                        session.pending.extend(outcome.pending);
-                    }
+                    Some(outcome) => session.record_run(&root, line, &outcome),
                     None => {
                         // The step was cancelled: forget its half-finished turn, keep the rest.
                         session.messages.truncate(before);

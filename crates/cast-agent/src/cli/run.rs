@@ -238,14 +238,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             .await
     });
     printed?;
-    for path in &outcome.files_read {
-        session.note_read(&root, path);
-    }
     session.messages = messages;
-    session.tasks.push(args.task.clone());
-    session.steps += outcome.steps;
-    session.last_stop = Some(format!("{:?}", outcome.stop));
-    session.pending.extend(outcome.pending.iter().cloned());
+    session.record_run(&root, &args.task, &outcome);
     if let Err(e) = session.save(&root) {
         super::output::warn(format_args!("the session could not be saved: {e}"));
     }

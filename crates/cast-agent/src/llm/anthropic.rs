@@ -100,18 +100,7 @@ impl Anthropic {
         let response = http
             .post_json(&url, headers, &self.body(request), &self.model)
             .await?;
-        let bad = |detail: String| LlmError::BadResponse {
-            url: url.clone(),
-            detail,
-        };
-        let text = response.text().await.map_err(|e| bad(e.to_string()))?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| {
-            bad(format!(
-                "not JSON ({e}): {}",
-                cast_tools::render::clip(&text, 200)
-            ))
-        })?;
-        let parsed = parse_message(&value).map_err(bad)?;
+        let parsed = super::http::read_json(&url, response, parse_message).await?;
         if !parsed.content.is_empty() {
             on_text(&parsed.content);
         }

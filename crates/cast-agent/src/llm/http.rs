@@ -173,3 +173,24 @@ fn root_cause(err: &reqwest::Error) -> String {
     }
     source.to_string()
 }
+
+/// Reads a non-streamed answer as JSON and hands it to the provider's `parse`; an unreadable
+/// body or a shape `parse` rejects is a [`LlmError::BadResponse`] naming the endpoint.
+pub async fn read_json<T>(
+    url: &str,
+    response: reqwest::Response,
+    parse: impl FnOnce(&Value) -> Result<T, String>,
+) -> Result<T, LlmError> {
+    let bad = |detail: String| LlmError::BadResponse {
+        url: url.to_owned(),
+        detail,
+    };
+    let text = response.text().await.map_err(|e| bad(e.to_string()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        bad(format!(
+            "not JSON ({e}): {}",
+            cast_tools::render::clip(&text, 200)
+        ))
+    })?;
+    parse(&value).map_err(bad)
+}

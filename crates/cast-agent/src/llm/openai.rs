@@ -69,18 +69,7 @@ impl OpenAi {
         if self.stream {
             read_stream(&url, response, on_text).await
         } else {
-            let bad = |detail: String| LlmError::BadResponse {
-                url: url.clone(),
-                detail,
-            };
-            let text = response.text().await.map_err(|e| bad(e.to_string()))?;
-            let value: Value = serde_json::from_str(&text).map_err(|e| {
-                bad(format!(
-                    "not JSON ({e}): {}",
-                    cast_tools::render::clip(&text, 200)
-                ))
-            })?;
-            let parsed = parse_completion(&value).map_err(bad)?;
+            let parsed = super::http::read_json(&url, response, parse_completion).await?;
             if !parsed.content.is_empty() {
                 on_text(&parsed.content);
             }

@@ -109,6 +109,18 @@ impl Session {
         }
     }
 
+    /// Records a finished run of `task`: the files it read, its steps, how it ended and the
+    /// changes the user did not approve.
+    pub fn record_run(&mut self, root: &Path, task: &str, outcome: &crate::agent::RunOutcome) {
+        for path in &outcome.files_read {
+            self.note_read(root, path);
+        }
+        self.tasks.push(task.to_owned());
+        self.steps += outcome.steps;
+        self.last_stop = Some(format!("{:?}", outcome.stop));
+        self.pending.extend(outcome.pending.iter().cloned());
+    }
+
     /// Records that the agent read `rel` (relative to `root`).
     pub fn note_read(&mut self, root: &Path, rel: &str) {
         if let Some(seen) = seen(&root.join(rel)) {
