@@ -4,7 +4,8 @@
 //! runs it, records `{tool, reason, params, result, timestamp}` and repeats until `finish`), the
 //! edit-file sub-agent, the LLM providers ([`llm`]: OpenAI-compatible chat completions, Anthropic
 //! messages, and a text protocol for models without tool calls), configuration, memory and
-//! sessions ([`memory`]). Approvals and the test-fix loop come with the next agent issue.
+//! sessions ([`memory`]), approvals ([`approval`]), the test-fix loop, and the skills that
+//! build and improve agents ([`skills`]).
 //!
 //! The `cast` binary is [`cli::main`]: each subcommand (one module under `cli/`) parses its flags
 //! and calls a library entry point, so the command line and the agent see the same behaviour.
