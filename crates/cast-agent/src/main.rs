@@ -1,5 +1,10 @@
 //! `cast`: the command line of CAST. See `cast --help`; the commands live in `cast_agent::cli`.
 
+// Parsing a tree allocates millions of small syntax nodes on every core; mimalloc does that
+// markedly faster than glibc's malloc (see bench/README.md, `symbols.py`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     cast_agent::cli::main()
 }

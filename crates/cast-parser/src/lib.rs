@@ -1,10 +1,11 @@
-//! Tree-sitter parsing for CAST: which parser handles a file, and what a parse yields.
+//! Parsing for CAST: which parser handles a file, and what a parse yields.
 //!
 //! `cast-parser` owns the bottom layer of CAST. For one file it returns [`Symbol`]s (kind, name,
 //! qualified name, signature, docstring, lines, parent), [`Import`]s and [`Reference`]s (calls,
 //! attribute uses, decorators, base classes, each with its line). Python symbols agree exactly
 //! with the standard library's `ast`; HTML yields an outline (ids, scripts, styles, headings,
-//! template blocks). Broken code still parses — tree-sitter recovers — and no input makes it
+//! template blocks). Python goes through Ruff's parser (a full AST, fast), HTML through
+//! tree-sitter. Broken code still parses — both parsers recover — and no input makes it
 //! panic. It knows nothing of storage, search or editing; the analyzer builds on it.
 //!
 //! ```

@@ -154,7 +154,7 @@ pub struct ParsedFile {
     pub description: Option<String>,
     /// Number of lines in the file.
     pub line_count: u32,
-    /// The syntax tree held errors; tree-sitter recovered and the symbols are best effort.
+    /// The syntax tree held errors; the parser recovered and the symbols are best effort.
     pub has_syntax_errors: bool,
     /// The bytes were not valid UTF-8 and were decoded lossily (U+FFFD for bad sequences).
     pub lossy_utf8: bool,

@@ -68,6 +68,25 @@ impl SourceText {
     }
 }
 
+/// Byte offset → 1-based line, by binary search over line starts.
+pub(crate) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The line holding `byte`.
+    pub(crate) fn line(&self, byte: usize) -> u32 {
+        self.starts.partition_point(|&s| s <= byte) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

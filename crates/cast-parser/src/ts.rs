@@ -1,4 +1,4 @@
-//! Tree-sitter plumbing shared by the languages: per-thread parsers and small node helpers.
+//! Tree-sitter plumbing (HTML): per-thread parsers and small node helpers.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -55,64 +55,6 @@ pub(crate) fn end_line(node: Node) -> u32 {
         end.row as u32
     } else {
         end.row as u32 + 1
-    }
-}
-
-/// The last leaf of real code in a node: trailing comments (which tree-sitter attaches to the
-/// enclosing block) and zero-width nodes are skipped, as Python's `ast` ignores them for
-/// `end_lineno`.
-pub(crate) fn last_code_leaf(node: Node, comment_kind: u16) -> Node {
-    let mut current = node;
-    let mut cursor = node.walk();
-    loop {
-        cursor.reset(current);
-        if !cursor.goto_last_child() {
-            return current;
-        }
-        let mut picked = None;
-        loop {
-            let child = cursor.node();
-            if child.kind_id() != comment_kind && child.end_byte() > child.start_byte() {
-                picked = Some(child);
-                break;
-            }
-            if !cursor.goto_previous_sibling() {
-                break;
-            }
-        }
-        match picked {
-            Some(child) => current = child,
-            None => return current,
-        }
-    }
-}
-
-/// Byte offset → 1-based line, by binary search over line starts.
-pub(crate) struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub(crate) fn new(text: &str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { starts }
-    }
-
-    /// The line holding `byte`.
-    pub(crate) fn line(&self, byte: usize) -> u32 {
-        self.starts.partition_point(|&s| s <= byte) as u32
-    }
-
-    /// The line of a node's first byte.
-    pub(crate) fn start(&self, node: Node) -> u32 {
-        self.line(node.start_byte())
-    }
-
-    /// The line of a node's last byte (its first when it is empty).
-    pub(crate) fn end(&self, node: Node) -> u32 {
-        self.line(node.end_byte().saturating_sub(1).max(node.start_byte()))
     }
 }
 

@@ -103,6 +103,15 @@ fn nested(depth: usize) -> Vec<(&'static str, String)> {
         ("lambdas", format!("x = {}0\n", "lambda: ".repeat(depth))),
         ("attributes", format!("a{}\n", ".b".repeat(depth))),
         ("unary", format!("x = {}1\n", "-".repeat(depth))),
+        // A left-nested chain ten times deeper: the tree is as deep as the chain is long.
+        (
+            "binary operators",
+            format!("x = 1{}\n", " + 1".repeat(depth * 10)),
+        ),
+        (
+            "comparisons and not",
+            format!("x = {}y\n", "not a < ".repeat(depth)),
+        ),
         ("unclosed", "(".repeat(depth)),
     ]
 }
