@@ -19,7 +19,9 @@
 //! `site-packages/` work); among several, the one sharing the most leading folders with the
 //! importing file wins, then the shallowest, then `.py` over `.pyi`. Relative imports are exact.
 
-use std::collections::HashMap;
+/// Resolution hashes millions of short names and ids; FxHash is several times faster than
+/// the default SipHash for them.
+type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
@@ -151,10 +153,33 @@ pub(crate) struct CatFile {
     /// Dotted module path from the root (`a.b.c`), empty for non-Python files.
     pub module: String,
     pub imports: Vec<Import>,
+    /// Indexes into `imports` by the name each binds (star imports left out), in source order:
+    /// binding a name looks here instead of scanning every import.
+    imports_by_name: HashMap<Box<str>, Vec<u32>>,
+    /// Indexes of the `from m import *` imports, in source order.
+    star_imports: Vec<u32>,
     /// Dense symbol indexes in source order.
     pub syms: Vec<u32>,
     pub edges: Vec<Edge>,
     pub deps: Vec<Dep>,
+}
+
+impl CatFile {
+    /// The imports that bind `name` (star imports excluded), in source order.
+    fn imports_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Import> + 'a {
+        self.imports_by_name
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|&k| self.imports.get(k as usize))
+    }
+
+    /// The `from m import *` imports, in source order.
+    fn star_imports(&self) -> impl Iterator<Item = &Import> + '_ {
+        self.star_imports
+            .iter()
+            .filter_map(|&k| self.imports.get(k as usize))
+    }
 }
 
 /// Everything resolution and ranking need, in memory: files, symbols, names, edges.
@@ -318,6 +343,18 @@ impl Catalog {
         imports: Vec<Import>,
     ) -> u32 {
         let idx = self.files.len() as u32;
+        let mut imports_by_name: HashMap<Box<str>, Vec<u32>> = HashMap::default();
+        let mut star_imports = Vec::new();
+        for (k, imp) in imports.iter().enumerate() {
+            if imp.name.as_deref() == Some("*") {
+                star_imports.push(k as u32);
+            } else {
+                imports_by_name
+                    .entry(imp.bound_name().into())
+                    .or_default()
+                    .push(k as u32);
+            }
+        }
         self.files.push(CatFile {
             id,
             rel: rel.to_owned(),
@@ -328,6 +365,8 @@ impl Catalog {
                 String::new()
             },
             imports,
+            imports_by_name,
+            star_imports,
             ..CatFile::default()
         });
         self.file_by_id.insert(id, idx);
@@ -540,16 +579,11 @@ impl Catalog {
         if depth >= 3 {
             return Bind::Nothing;
         }
-        let imports = &self.files[g as usize].imports;
-        for imp in imports.iter().filter(|i| i.scope.is_none()) {
-            if imp.bound_name() == name && imp.name.as_deref() != Some("*") {
-                return self.bind_import(g, imp, depth + 1);
-            }
+        let module = &self.files[g as usize];
+        if let Some(imp) = module.imports_named(name).find(|i| i.scope.is_none()) {
+            return self.bind_import(g, imp, depth + 1);
         }
-        for imp in imports
-            .iter()
-            .filter(|i| i.scope.is_none() && i.name.as_deref() == Some("*"))
-        {
+        for imp in module.star_imports().filter(|i| i.scope.is_none()) {
             if let Some((base, exact)) = self.import_base(g, imp)
                 && let Some(h) = self.module_file(&base, exact, g)
                 && h != g
@@ -567,7 +601,6 @@ impl Catalog {
             // No symbol anywhere has this name; it may still be an imported module.
             return self.bind_imports_only(file, scope, name);
         };
-        let imports = &self.files[file as usize].imports;
         let mut level = scope;
         loop {
             // A class body is not an enclosing scope for the functions inside it: a method
@@ -579,7 +612,7 @@ impl Catalog {
                 if let Some(s) = self.child(file, level, nid) {
                     return Bind::Sym(s);
                 }
-                if let Some(b) = self.bind_import_at(file, imports, level, name) {
+                if let Some(b) = self.bind_import_at(file, level, name) {
                     return b;
                 }
             }
@@ -588,9 +621,9 @@ impl Catalog {
                 None => break,
             }
         }
-        for imp in imports
-            .iter()
-            .filter(|i| i.scope.is_none() && i.name.as_deref() == Some("*"))
+        for imp in self.files[file as usize]
+            .star_imports()
+            .filter(|i| i.scope.is_none())
         {
             if let Some((base, exact)) = self.import_base(file, imp)
                 && let Some(g) = self.module_file(&base, exact, file)
@@ -603,10 +636,9 @@ impl Catalog {
     }
 
     fn bind_imports_only(&self, file: u32, scope: Option<u32>, name: &str) -> Bind {
-        let imports = &self.files[file as usize].imports;
         let mut level = scope;
         loop {
-            if let Some(b) = self.bind_import_at(file, imports, level, name) {
+            if let Some(b) = self.bind_import_at(file, level, name) {
                 return b;
             }
             match level {
@@ -616,19 +648,11 @@ impl Catalog {
         }
     }
 
-    fn bind_import_at(
-        &self,
-        file: u32,
-        imports: &[Import],
-        level: Option<u32>,
-        name: &str,
-    ) -> Option<Bind> {
-        let files_syms = &self.files[file as usize].syms;
-        let imp = imports.iter().find(|i| {
-            i.bound_name() == name
-                && i.name.as_deref() != Some("*")
-                && i.scope.and_then(|o| files_syms.get(o).copied()) == level
-        })?;
+    fn bind_import_at(&self, file: u32, level: Option<u32>, name: &str) -> Option<Bind> {
+        let f = &self.files[file as usize];
+        let imp = f
+            .imports_named(name)
+            .find(|i| i.scope.and_then(|o| f.syms.get(o).copied()) == level)?;
         Some(self.bind_import(file, imp, 0))
     }
 
@@ -707,7 +731,7 @@ impl Catalog {
 
     /// (parent + 1 or 0, line) → the symbol of `file` whose decorators or header cover the line.
     fn headers(&self, file: u32) -> HashMap<(u32, u32), u32> {
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         for &i in &self.files[file as usize].syms {
             let s = &self.syms[i as usize];
             let parent = s.parent.map_or(0, |p| p + 1);
@@ -729,8 +753,8 @@ impl Catalog {
         let f = &self.files[file as usize];
         let mut out = Vec::new();
         // Many references share a scope and a name or receiver: resolve each pair once.
-        let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::new();
-        let mut receivers: HashMap<(Option<u32>, &str, &str), Receiver> = HashMap::new();
+        let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::default();
+        let mut receivers: HashMap<(Option<u32>, &str, &str), Receiver> = HashMap::default();
         let headers = self.headers(file);
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
