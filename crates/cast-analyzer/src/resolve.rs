@@ -471,19 +471,17 @@ impl Catalog {
         if cands.len() == 1 {
             return cands.first().copied();
         }
+        // The candidate nearest `from`: most folders in common, then the shallowest, a .py over
+        // a .pyi, then the first path in order.
         let from_rel = &self.files[from as usize].rel;
-        cands.iter().copied().max_by(|&a, &b| {
-            let key = |c: u32| {
-                let rel = &self.files[c as usize].rel;
-                (
-                    common_dirs(from_rel, rel),
-                    std::cmp::Reverse(rel.matches('/').count()),
-                    !rel.ends_with(".pyi"),
-                )
-            };
-            key(a)
-                .cmp(&key(b))
-                .then_with(|| self.files[b as usize].rel.cmp(&self.files[a as usize].rel))
+        cands.iter().copied().max_by_key(|&c| {
+            let rel = &self.files[c as usize].rel;
+            (
+                common_dirs(from_rel, rel),
+                std::cmp::Reverse(memchr::memchr_iter(b'/', rel.as_bytes()).count()),
+                !rel.ends_with(".pyi"),
+                std::cmp::Reverse(rel),
+            )
         })
     }
 
