@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
@@ -276,6 +277,69 @@ struct Candidate {
     scores: Scores,
 }
 
+/// A symbol as read for a search.
+struct SymbolRow {
+    id: i64,
+    file_id: i64,
+    path: String,
+    kind: i64,
+    name: String,
+    qualname: String,
+    signature: String,
+    doc: Option<String>,
+    start_line: u32,
+    end_line: u32,
+    start_byte: usize,
+    end_byte: usize,
+}
+
+/// Matches one symbol's name, context, signature and docstring against the query words; `None`
+/// when nothing matched (and, for an identifier query, the name is not similar either).
+fn match_symbol(row: SymbolRow, terms: &[Term], ident: Option<&str>) -> Option<Candidate> {
+    let n_terms = terms.len();
+    let mut name = vec![0f32; n_terms];
+    let mut context = vec![0f32; n_terms];
+    let mut sig = vec![0f32; n_terms];
+    let mut docm = vec![0f32; n_terms];
+    match_name(&row.name, terms, &mut name);
+    match_words(&row.path, terms, &mut context);
+    if let Some((parents, _)) = row.qualname.rsplit_once('.') {
+        match_words(parents, terms, &mut context);
+    }
+    let params = row.signature.split_once('(').map_or("", |(_, p)| p);
+    match_words(params, terms, &mut sig);
+    if let Some(d) = &row.doc {
+        let cut = d.char_indices().nth(2000).map_or(d.len(), |(i, _)| i);
+        match_words(&d[..cut], terms, &mut docm);
+    }
+    let jw = ident.map_or(0.0, |q| strsim::jaro_winkler(q, &row.name.to_lowercase()));
+    let any =
+        (0..n_terms).any(|i| name[i] > 0.0 || sig[i] > 0.0 || docm[i] > 0.0 || context[i] > 0.0);
+    if !any && jw < 0.85 {
+        return None;
+    }
+    Some(Candidate {
+        id: row.id,
+        file_id: row.file_id,
+        path: row.path,
+        kind: kind_of(row.kind),
+        qualname: row.qualname,
+        signature: row.signature,
+        doc: row.doc,
+        start_line: row.start_line,
+        end_line: row.end_line,
+        start_byte: row.start_byte,
+        end_byte: row.end_byte,
+        name,
+        context,
+        sig,
+        docm,
+        content: vec![0.0; n_terms],
+        jw,
+        scores: Scores::default(),
+    })
+}
+
 fn is_test(path: &str) -> bool {
     path.split('/')
         .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
@@ -306,70 +370,42 @@ impl Index {
                 "SELECT s.id, s.file_id, f.path, s.kind, s.name, s.qualname, s.signature, s.docstring, s.start_line, s.end_line, s.start_byte, s.end_byte FROM symbols s JOIN files f ON f.id = s.file_id",
             )
             .map_err(&err)?;
-        let mut rows = stmt.query([]).map_err(&err)?;
+        // Read every symbol, then match them on all cores (the matching, not SQLite, is the cost).
+        let rows: Vec<SymbolRow> = stmt
+            .query_map([], |r| {
+                Ok(SymbolRow {
+                    id: r.get(0)?,
+                    file_id: r.get(1)?,
+                    path: r.get(2)?,
+                    kind: r.get(3)?,
+                    name: r.get(4)?,
+                    qualname: r.get(5)?,
+                    signature: r.get(6)?,
+                    doc: r.get(7)?,
+                    start_line: r.get(8)?,
+                    end_line: r.get(9)?,
+                    start_byte: r.get::<_, i64>(10)? as usize,
+                    end_byte: r.get::<_, i64>(11)? as usize,
+                })
+            })
+            .map_err(&err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&err)?;
+        let total_syms = rows.len();
+        let mut cands: Vec<Candidate> = rows
+            .into_par_iter()
+            .filter_map(|row| match_symbol(row, &terms, ident.as_deref()))
+            .collect();
+        // Document frequency: symbols matching each query word in any dimension (a symbol that
+        // matched nothing was dropped above and counts for no word).
         let mut df = vec![0usize; n_terms];
-        let mut total_syms = 0usize;
-        let mut cands: Vec<Candidate> = Vec::new();
-        let mut name = vec![0f32; n_terms];
-        let mut context = vec![0f32; n_terms];
-        let mut sig = vec![0f32; n_terms];
-        let mut docm = vec![0f32; n_terms];
-        while let Some(r) = rows.next().map_err(&err)? {
-            total_syms += 1;
-            let sym_name: String = r.get(4).map_err(&err)?;
-            let qualname: String = r.get(5).map_err(&err)?;
-            let signature: String = r.get(6).map_err(&err)?;
-            let doc: Option<String> = r.get(7).map_err(&err)?;
-            let path: String = r.get(2).map_err(&err)?;
-            for v in [&mut name, &mut context, &mut sig, &mut docm] {
-                v.iter_mut().for_each(|x| *x = 0.0);
-            }
-            match_name(&sym_name, &terms, &mut name);
-            match_words(&path, &terms, &mut context);
-            if let Some((parents, _)) = qualname.rsplit_once('.') {
-                match_words(parents, &terms, &mut context);
-            }
-            let params = signature.split_once('(').map_or("", |(_, p)| p);
-            match_words(params, &terms, &mut sig);
-            if let Some(d) = &doc {
-                let cut = d.char_indices().nth(2000).map_or(d.len(), |(i, _)| i);
-                match_words(&d[..cut], &terms, &mut docm);
-            }
-            let jw = ident
-                .as_ref()
-                .map_or(0.0, |q| strsim::jaro_winkler(q, &sym_name.to_lowercase()));
-            let mut any = false;
-            for i in 0..n_terms {
-                if name[i] > 0.0 || sig[i] > 0.0 || docm[i] > 0.0 || context[i] > 0.0 {
-                    df[i] += 1;
-                    any = true;
+        for c in &cands {
+            for (i, d) in df.iter_mut().enumerate() {
+                if c.name[i] > 0.0 || c.sig[i] > 0.0 || c.docm[i] > 0.0 || c.context[i] > 0.0 {
+                    *d += 1;
                 }
             }
-            if !any && jw < 0.85 {
-                continue;
-            }
-            cands.push(Candidate {
-                id: r.get(0).map_err(&err)?,
-                file_id: r.get(1).map_err(&err)?,
-                path,
-                kind: kind_of(r.get(3).map_err(&err)?),
-                qualname,
-                signature,
-                doc,
-                start_line: r.get(8).map_err(&err)?,
-                end_line: r.get(9).map_err(&err)?,
-                start_byte: r.get::<_, i64>(10).map_err(&err)? as usize,
-                end_byte: r.get::<_, i64>(11).map_err(&err)? as usize,
-                name: name.clone(),
-                context: context.clone(),
-                sig: sig.clone(),
-                docm: docm.clone(),
-                content: vec![0.0; n_terms],
-                jw,
-                scores: Scores::default(),
-            });
         }
-        drop(rows);
         let n = total_syms.max(1) as f64;
         let idf: Vec<f64> = df
             .iter()
