@@ -64,7 +64,9 @@ const BYTES_PER_LEVEL: usize = if cfg!(debug_assertions) { 8192 } else { 512 };
 const STACK_SLACK: usize = 256 * 1024;
 
 /// An upper bound on the depth of the syntax tree: every level of expression nesting owns at
-/// least one token of its logical line, and every level of statement nesting one indent.
+/// least one token of its logical line that is not a leaf (a literal) nor a comma (which
+/// separates siblings), and every level of statement nesting one indent. Leaving leaves and
+/// commas out keeps the bound small for huge flat data literals.
 fn depth_bound(tokens: &Tokens) -> usize {
     let (mut indent, mut in_line, mut deepest) = (0usize, 0usize, 0usize);
     for token in tokens.iter() {
@@ -72,7 +74,15 @@ fn depth_bound(tokens: &Tokens) -> usize {
             TokenKind::Indent => indent += 1,
             TokenKind::Dedent => indent = indent.saturating_sub(1),
             TokenKind::Newline => in_line = 0,
-            TokenKind::NonLogicalNewline | TokenKind::Comment => {}
+            TokenKind::NonLogicalNewline
+            | TokenKind::Comment
+            | TokenKind::Int
+            | TokenKind::Float
+            | TokenKind::Complex
+            | TokenKind::String
+            | TokenKind::FStringMiddle
+            | TokenKind::TStringMiddle
+            | TokenKind::Comma => {}
             _ => {
                 in_line += 1;
                 deepest = deepest.max(indent + in_line);
@@ -145,7 +155,7 @@ impl<'a> Visitor<'a> for Extractor<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::FunctionDef(def) => {
-                self.definition(&Definition {
+                let entered = self.definition(&Definition {
                     range: def.range,
                     name: &def.name,
                     decorators: &def.decorator_list,
@@ -161,10 +171,10 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     self.visit_annotation(returns);
                 }
                 self.visit_body(&def.body);
-                self.leave();
+                self.leave(entered);
             }
             Stmt::ClassDef(class) => {
-                self.definition(&Definition {
+                let entered = self.definition(&Definition {
                     range: class.range,
                     name: &class.name,
                     decorators: &class.decorator_list,
@@ -181,7 +191,7 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     }
                 }
                 self.visit_body(&class.body);
-                self.leave();
+                self.leave(entered);
             }
             Stmt::Import(import) => self.import(import),
             Stmt::ImportFrom(import) => self.import_from(import),
@@ -205,14 +215,17 @@ impl<'a> Visitor<'a> for Extractor<'a> {
 }
 
 impl<'a> Extractor<'a> {
+    /// The line of an offset; the end of the text counts as its last line (recovered nodes of
+    /// broken code can sit there).
     fn line(&self, offset: TextSize) -> u32 {
-        self.lines.line(offset.to_usize())
+        let last = self.src.len().saturating_sub(1);
+        self.lines.line(offset.to_usize().min(last))
     }
 
     /// The line of a range's last byte (its first when it is empty).
     fn end_line(&self, range: TextRange) -> u32 {
         let end = range.end().to_usize().saturating_sub(1);
-        self.lines.line(end.max(range.start().to_usize()))
+        self.line(TextSize::new(end.max(range.start().to_usize()) as u32))
     }
 
     fn text(&self, range: TextRange) -> &'a str {
@@ -233,8 +246,10 @@ impl<'a> Extractor<'a> {
     }
 
     /// Records a `def`/`class` (its decorators and bases are references in the enclosing scope) and
-    /// enters its scope; the caller walks the rest and calls [`Self::leave`].
-    fn definition(&mut self, def: &Definition<'a>) {
+    /// enters its scope; the caller walks the rest and calls [`Self::leave`] with the result.
+    /// Broken code can leave a definition without a name: then there is no symbol, and its body
+    /// stays in the enclosing scope (`false`).
+    fn definition(&mut self, def: &Definition<'a>) -> bool {
         let mut decorators = Vec::with_capacity(def.decorators.len());
         for decorator in def.decorators {
             decorators.push(ts::one_line(self.text(decorator.expression.range()), 200));
@@ -242,6 +257,9 @@ impl<'a> Extractor<'a> {
         }
         for base in def.bases {
             self.callee(base, RefKind::Inherit);
+        }
+        if def.name.as_str().is_empty() {
+            return false;
         }
         // The keyword (`def`, `async`, `class`) follows the last decorator.
         let after_decorators = def
@@ -311,10 +329,13 @@ impl<'a> Extractor<'a> {
             symbol: self.symbols.len() - 1,
             is_class: def.is_class,
         });
+        true
     }
 
-    fn leave(&mut self) {
-        self.scopes.pop();
+    fn leave(&mut self, entered: bool) {
+        if entered {
+            self.scopes.pop();
+        }
     }
 
     /// A called, decorating or inherited expression: a bare name or `obj.name` is a reference

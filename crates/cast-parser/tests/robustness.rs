@@ -112,6 +112,19 @@ fn nested(depth: usize) -> Vec<(&'static str, String)> {
             "comparisons and not",
             format!("x = {}y\n", "not a < ".repeat(depth)),
         ),
+        ("subscripts", format!("x = a{}\n", "[1]".repeat(depth))),
+        (
+            "f-strings (PEP 701 nesting)",
+            format!(
+                "x = {}1{}\n",
+                "f\"{".repeat(depth / 10),
+                "}\"".repeat(depth / 10)
+            ),
+        ),
+        (
+            "dicts",
+            format!("x = {}1{}\n", "{1: ".repeat(depth), "}".repeat(depth)),
+        ),
         ("unclosed", "(".repeat(depth)),
     ]
 }
