@@ -256,18 +256,9 @@ fn weighted(m: &[f32], idf: &[f64]) -> f64 {
         / total
 }
 
+/// A symbol that matched, with its per-word matches on each dimension.
 struct Candidate {
-    id: i64,
-    file_id: i64,
-    path: String,
-    kind: SymbolKind,
-    qualname: String,
-    signature: String,
-    doc: Option<String>,
-    start_line: u32,
-    end_line: u32,
-    start_byte: usize,
-    end_byte: usize,
+    sym: SymbolRow,
     name: Vec<f32>,
     context: Vec<f32>,
     sig: Vec<f32>,
@@ -282,7 +273,7 @@ struct SymbolRow {
     id: i64,
     file_id: i64,
     path: String,
-    kind: i64,
+    kind: SymbolKind,
     name: String,
     qualname: String,
     signature: String,
@@ -319,17 +310,7 @@ fn match_symbol(row: SymbolRow, terms: &[Term], ident: Option<&str>) -> Option<C
         return None;
     }
     Some(Candidate {
-        id: row.id,
-        file_id: row.file_id,
-        path: row.path,
-        kind: kind_of(row.kind),
-        qualname: row.qualname,
-        signature: row.signature,
-        doc: row.doc,
-        start_line: row.start_line,
-        end_line: row.end_line,
-        start_byte: row.start_byte,
-        end_byte: row.end_byte,
+        sym: row,
         name,
         context,
         sig,
@@ -377,7 +358,7 @@ impl Index {
                     id: r.get(0)?,
                     file_id: r.get(1)?,
                     path: r.get(2)?,
-                    kind: r.get(3)?,
+                    kind: kind_of(r.get(3)?),
                     name: r.get(4)?,
                     qualname: r.get(5)?,
                     signature: r.get(6)?,
@@ -443,20 +424,20 @@ impl Index {
                 })
                 .collect();
             let coverage = weighted(&any, &idf).max(if c.jw >= 0.85 { c.jw } else { 0.0 });
-            let rank = rank_score(c.id);
+            let rank = rank_score(c.sym.id);
             let mut total = 0.40 * name
                 + 0.10 * signature
                 + 0.25 * docstring
                 + 0.15 * content_score
                 + 0.10 * rank;
             total *= 0.5 + 0.5 * coverage;
-            if is_test(&c.path) {
+            if is_test(&c.sym.path) {
                 total *= 0.85;
             }
-            if c.path.ends_with(".pyi") {
+            if c.sym.path.ends_with(".pyi") {
                 total *= 0.9;
             }
-            let short = c.qualname.rsplit('.').next().unwrap_or("");
+            let short = c.sym.qualname.rsplit('.').next().unwrap_or("");
             if short.starts_with('_') && !short.starts_with("__") {
                 total *= 0.95;
             }
@@ -477,14 +458,14 @@ impl Index {
         // Content: read each candidate's body once.
         let mut texts: HashMap<String, Option<String>> = HashMap::new();
         for c in &mut cands {
-            let text = texts.entry(c.path.clone()).or_insert_with(|| {
-                std::fs::read(self.root.join(&c.path))
+            let text = texts.entry(c.sym.path.clone()).or_insert_with(|| {
+                std::fs::read(self.root.join(&c.sym.path))
                     .ok()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
             });
             if let Some(text) = text {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-                if let Some(body) = text.get(c.start_byte..c.end_byte.min(text.len())) {
+                if let Some(body) = text.get(c.sym.start_byte..c.sym.end_byte.min(text.len())) {
                     let cut = body
                         .char_indices()
                         .nth(20_000)
@@ -500,14 +481,14 @@ impl Index {
             b.scores
                 .total
                 .total_cmp(&a.scores.total)
-                .then(a.path.cmp(&b.path))
-                .then(a.start_line.cmp(&b.start_line))
+                .then(a.sym.path.cmp(&b.sym.path))
+                .then(a.sym.start_line.cmp(&b.sym.start_line))
         });
 
         // Files: path and description, plus their best symbol.
         let mut best_in_file: HashMap<i64, f64> = HashMap::new();
         for c in &cands {
-            let e = best_in_file.entry(c.file_id).or_insert(0.0);
+            let e = best_in_file.entry(c.sym.file_id).or_insert(0.0);
             *e = e.max(c.scores.total);
         }
         let files = self.find_files(&terms, &idf, &best_in_file, top)?;
@@ -516,21 +497,21 @@ impl Index {
             .into_iter()
             .take(top)
             .map(|c| {
-                let module = crate::resolve::module_of(&c.path);
+                let module = crate::resolve::module_of(&c.sym.path);
                 Hit {
                     kind: HitKind::Symbol,
                     full_name: Some(if module.is_empty() {
-                        c.qualname.clone()
+                        c.sym.qualname.clone()
                     } else {
-                        format!("{module}.{}", c.qualname)
+                        format!("{module}.{}", c.sym.qualname)
                     }),
-                    path: c.path,
-                    line: c.start_line,
-                    end_line: c.end_line,
-                    symbol_kind: Some(c.kind),
-                    qualname: Some(c.qualname),
-                    signature: Some(c.signature),
-                    doc: c.doc.as_deref().map(first_line),
+                    path: c.sym.path,
+                    line: c.sym.start_line,
+                    end_line: c.sym.end_line,
+                    symbol_kind: Some(c.sym.kind),
+                    qualname: Some(c.sym.qualname),
+                    signature: Some(c.sym.signature),
+                    doc: c.sym.doc.as_deref().map(first_line),
                     scores: c.scores,
                 }
             })
