@@ -10,7 +10,6 @@ use super::run::{ModelArgs, TerminalApprover, print_event, setup};
 use super::{Exit, Out};
 use crate::agent::{AgentConfig, Event};
 use crate::approval::{ApprovalMode, Approver};
-use crate::memory::{PersistentMemory, Session};
 
 /// Talk with the coding agent in the terminal, approving each change.
 ///
@@ -64,18 +63,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         return Ok(Exit::BadUsage);
     };
     let root = ctx.workspace.root().to_path_buf();
-    let mut session = match &args.resume {
-        Some(id) => Session::load(&root, id)?,
-        None => Session::new(),
-    };
-    let memory = PersistentMemory::open(&root)
-        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
-        .ok();
-    let test_cmd = args.test_cmd.clone().or_else(|| {
-        memory
-            .as_ref()
-            .and_then(|m| m.pref("test_cmd").ok().flatten())
-    });
+    let (mut session, memory) = super::run::open_session(&root, args.resume.as_deref())?;
+    let test_cmd = super::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)

@@ -167,6 +167,60 @@ pub(super) fn start(
     Ok((agent, runtime))
 }
 
+/// The session to continue (`--resume ID`) or a new one, and the persistent memory. Memory is
+/// a help, not a requirement: when it cannot be opened, a warning says so and the run goes on.
+pub(super) fn open_session(
+    root: &std::path::Path,
+    resume: Option<&str>,
+) -> anyhow::Result<(Session, Option<PersistentMemory>)> {
+    let session = match resume {
+        Some(id) => Session::load(root, id)?,
+        None => Session::new(),
+    };
+    let memory = PersistentMemory::open(root)
+        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
+        .ok();
+    Ok((session, memory))
+}
+
+/// `--test-cmd` when given, else the remembered `test_cmd` preference.
+pub(super) fn test_cmd_or_remembered(
+    given: Option<String>,
+    memory: Option<&PersistentMemory>,
+) -> Option<String> {
+    given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))
+}
+
+/// Prints a run's events as they come, as text or as JSON lines. The first write error stops
+/// the printing (the run goes on) and is returned by [`EventPrinter::finish`].
+pub(super) struct EventPrinter {
+    json: bool,
+    result: std::io::Result<()>,
+}
+
+impl EventPrinter {
+    pub(super) fn new(json: bool) -> Self {
+        EventPrinter {
+            json,
+            result: Ok(()),
+        }
+    }
+
+    pub(super) fn print(&mut self, out: &mut Out, event: &Event) {
+        if self.result.is_ok() {
+            self.result = if self.json {
+                out.json(event)
+            } else {
+                print_event(out, event)
+            };
+        }
+    }
+
+    pub(super) fn finish(self) -> std::io::Result<()> {
+        self.result
+    }
+}
+
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
     let Some((llm, registry, ctx)) =
@@ -175,14 +229,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         return Ok(Exit::BadUsage);
     };
     let root = ctx.workspace.root().to_path_buf();
-    let mut session = match &args.resume {
-        Some(id) => Session::load(&root, id)?,
-        None => Session::new(),
-    };
-    // Persistent memory is a help, not a requirement: without it the run goes on.
-    let memory = PersistentMemory::open(&root)
-        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
-        .ok();
+    let (mut session, memory) = open_session(&root, args.resume.as_deref())?;
     let cacheable = read_only && args.resume.is_none() && !args.no_cache;
     if cacheable
         && let Some(answer) = memory
@@ -203,17 +250,12 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
             .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
-        test_cmd: args.test_cmd.clone().or_else(|| {
-            memory
-                .as_ref()
-                .and_then(|m| m.pref("test_cmd").ok().flatten())
-        }),
+        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
         ..AgentConfig::default()
     };
     let system = system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
     let (agent, runtime) = start(llm, registry, ctx, config, system)?;
-    let mut printed: std::io::Result<()> = Ok(());
-    let json = args.json;
+    let mut printer = EventPrinter::new(args.json);
     let mut task = args.task.clone();
     if let Some(note) = session.refresh_note(
         &root,
@@ -227,17 +269,11 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         agent
             .run(&task, &mut messages, &mut |event| {
                 trace.write(event);
-                if printed.is_ok() {
-                    printed = if json {
-                        out.json(event)
-                    } else {
-                        print_event(out, event)
-                    };
-                }
+                printer.print(out, event);
             })
             .await
     });
-    printed?;
+    printer.finish()?;
     session.messages = messages;
     session.record_run(&root, &args.task, &outcome);
     if let Err(e) = session.save(&root) {

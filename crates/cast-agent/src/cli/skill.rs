@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::run::{ModelArgs, print_event, setup};
+use super::run::{ModelArgs, setup};
 use super::{Exit, Out};
 use crate::agent::{AgentConfig, Event, Stop};
 use crate::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
@@ -37,13 +37,7 @@ pub struct Text2AgentArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     #[command(flatten)]
-    model: ModelArgs,
-    /// Model turns before the run is stopped.
-    #[arg(long, value_name = "N", default_value_t = 30)]
-    max_steps: usize,
-    /// One JSON event per line, then a `report` event.
-    #[arg(long)]
-    json: bool,
+    run: SkillRunArgs,
 }
 
 /// Improve an agent from how it ran (the optimize skill).
@@ -69,6 +63,13 @@ pub struct OptimizeArgs {
     /// What went wrong, or what should be better (free text, or a reward).
     #[arg(long, value_name = "TEXT", default_value = "")]
     feedback: String,
+    #[command(flatten)]
+    run: SkillRunArgs,
+}
+
+/// The flags both skills share: the model, the step budget and the output form.
+#[derive(Debug, clap::Args)]
+struct SkillRunArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// Model turns before the run is stopped.
@@ -146,9 +147,9 @@ pub fn text2agent(args: Text2AgentArgs, out: &mut Out) -> anyhow::Result<Exit> {
         &skills::text2agent::SKILL,
         &root,
         &task,
-        &args.model,
-        args.max_steps,
-        args.json,
+        &args.run.model,
+        args.run.max_steps,
+        args.run.json,
         out,
     )
 }
@@ -191,9 +192,9 @@ pub fn optimize(args: OptimizeArgs, out: &mut Out) -> anyhow::Result<Exit> {
         &skills::optimize::SKILL,
         &root,
         &task,
-        &args.model,
-        args.max_steps,
-        args.json,
+        &args.run.model,
+        args.run.max_steps,
+        args.run.json,
         out,
     )
 }
@@ -275,7 +276,7 @@ fn run_skill(
         ..AgentConfig::default()
     };
     let (agent, runtime) = super::run::start(llm, registry, ctx, config, system)?;
-    let mut printed: std::io::Result<()> = Ok(());
+    let mut printer = super::run::EventPrinter::new(json);
     let mut diffs: Vec<(String, String)> = Vec::new();
     let outcome = runtime.block_on(async {
         let mut messages = Vec::new();
@@ -284,17 +285,11 @@ fn run_skill(
                 if let Event::Edit { path, diff, .. } = event {
                     diffs.push((path.clone(), diff.clone()));
                 }
-                if printed.is_ok() {
-                    printed = if json {
-                        out.json(event)
-                    } else {
-                        print_event(out, event)
-                    };
-                }
+                printer.print(out, event);
             })
             .await
     });
-    printed?;
+    printer.finish()?;
     let (validated, output) = skills::validate(root);
     let diff: String = diffs
         .iter()
