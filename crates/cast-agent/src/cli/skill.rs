@@ -143,15 +143,7 @@ pub fn text2agent(args: Text2AgentArgs, out: &mut Out) -> anyhow::Result<Exit> {
     let validation = skills::validation_command(&root);
     let task =
         skills::text2agent::task(&args.prompt, &package, &module, &template_name, &validation);
-    run_skill(
-        &skills::text2agent::SKILL,
-        &root,
-        &task,
-        &args.run.model,
-        args.run.max_steps,
-        args.run.json,
-        out,
-    )
+    run_skill(&skills::text2agent::SKILL, &root, &task, &args.run, out)
 }
 
 pub fn optimize(args: OptimizeArgs, out: &mut Out) -> anyhow::Result<Exit> {
@@ -188,15 +180,7 @@ pub fn optimize(args: OptimizeArgs, out: &mut Out) -> anyhow::Result<Exit> {
         });
     let validation = skills::validation_command(&root);
     let task = skills::optimize::task(&args.feedback, &heat, &validation);
-    run_skill(
-        &skills::optimize::SKILL,
-        &root,
-        &task,
-        &args.run.model,
-        args.run.max_steps,
-        args.run.json,
-        out,
-    )
+    run_skill(&skills::optimize::SKILL, &root, &task, &args.run, out)
 }
 
 /// A template's files: a built-in one by name, or a folder's (`__pycache__` and hidden files
@@ -249,12 +233,11 @@ fn run_skill(
     skill: &Skill,
     root: &Path,
     task: &str,
-    model: &ModelArgs,
-    max_steps: usize,
-    json: bool,
+    run: &SkillRunArgs,
     out: &mut Out,
 ) -> anyhow::Result<Exit> {
-    let Some((llm, mut registry, ctx)) = setup(root, model, false, false)? else {
+    let json = run.json;
+    let Some((llm, mut registry, ctx)) = setup(root, &run.model, false, false)? else {
         return Ok(Exit::BadUsage);
     };
     for name in registry.names() {
@@ -271,7 +254,7 @@ fn run_skill(
     }
     .render();
     let config = AgentConfig {
-        max_steps: max_steps.max(1),
+        max_steps: run.max_steps.max(1),
         test_cmd: Some(skills::validation_command(root)),
         ..AgentConfig::default()
     };
