@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cast_agent::testing::{Reply, ScriptedServer};
+use cast_test_server::{Reply, ScriptedServer};
 use serde_json::json;
 
 use crate::support::project;

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use cast_agent::testing::{Reply, ScriptedServer};
+use cast_test_server::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
 use crate::support::{cast_with_model, json_lines};

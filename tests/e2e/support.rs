@@ -65,7 +65,7 @@ pub fn project() -> tempfile::TempDir {
 /// A `cast` command whose model is the scripted server (settings from the environment only;
 /// HOME is `home`, so no user configuration is read).
 pub fn cast_with_model(
-    server: &cast_agent::testing::ScriptedServer,
+    server: &cast_test_server::ScriptedServer,
     home: &Path,
 ) -> assert_cmd::Command {
     let mut cmd = cast();

@@ -1,5 +1,5 @@
 //! The `cast` command, built inside the end-to-end test package (see Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    cast_agent::cli::main()
+    cast_cli::main()
 }

@@ -233,7 +233,8 @@ impl CallOutcome {
     }
 }
 
-pub(crate) fn now() -> String {
+/// The current time in RFC 3339 with milliseconds: the timestamp of history entries and traces.
+pub fn now() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 

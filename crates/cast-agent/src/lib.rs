@@ -1,4 +1,4 @@
-//! CAST's coding agent, and the home of the `cast` command line.
+//! CAST's coding agent, as a library.
 //!
 //! This crate owns the decision loop ([`Agent`]: a main agent that picks one tool with a reason,
 //! runs it, records `{tool, reason, params, result, timestamp}` and repeats until `finish`), the
@@ -7,19 +7,20 @@
 //! sessions ([`memory`]), approvals ([`approval`]), the test-fix loop, and the skills that
 //! build and improve agents ([`skills`]).
 //!
-//! The `cast` binary is [`cli::main`]: each subcommand (one module under `cli/`) parses its flags
-//! and calls a library entry point, so the command line and the agent see the same behaviour.
+//! The `cast` binary (`cast run`, `cast chat`, the skills) is the `cast-cli` crate; it builds
+//! agents through this crate's public API and does all the printing.
+
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
 pub mod approval;
-pub mod cli;
 pub mod config;
 mod edit_agent;
 pub mod llm;
 pub mod memory;
 pub mod prompt;
 pub mod skills;
-pub mod testing;
 
 pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop, Timings};
 pub use approval::{ApprovalMode, ApprovalRequest, Approver, Decision, PendingEdit};

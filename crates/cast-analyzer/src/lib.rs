@@ -32,6 +32,9 @@
 //!
 //! Token counts are estimates: [`estimate_tokens`] is bytes / 4, rounded up.
 
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod codec;
 mod error;
 mod find;

@@ -27,6 +27,9 @@
 //! Adding a language is one file implementing [`LanguageParser`] plus a
 //! [`Registry::register`] call.
 
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod error;
 mod html;
 mod language;

@@ -27,6 +27,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod engine;
 mod error;
 mod find;

@@ -8,7 +8,7 @@ use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::{Value, json};
 
 use crate::{Api, PRICING, ScriptedServer, agent, run, shop, tool_results};
-use cast_agent::testing::Reply;
+use cast_test_server::Reply;
 
 const TEST_FILE: &str = "import unittest\n\nfrom shop.pricing import apply_discount\n\n\nclass DiscountTest(unittest.TestCase):\n    def test_save10_takes_ten_percent(self):\n        self.assertAlmostEqual(apply_discount(100, \"SAVE10\"), 90)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 

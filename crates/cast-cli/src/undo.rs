@@ -6,8 +6,8 @@ use anyhow::Context;
 use cast_coder::{Coder, CoderError, JournalEntry, find_root};
 use serde::Serialize;
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Revert the last change sets from the undo journal (ROOT/.cast/undo/).
 ///

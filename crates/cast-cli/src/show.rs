@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_analyzer::AnalyzerError;
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Show the exact source of a symbol (L3), where it is defined, what it references and who
 /// references it (resolved through imports, or by name).
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let index = super::index::open(&args.root, args.db)?;
+    let index = crate::index::open(&args.root, args.db)?;
     match index.show(&args.target) {
         Ok(shown) => {
             if args.json {

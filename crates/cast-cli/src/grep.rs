@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_searcher::{GrepOptions, WalkOptions, grep};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Search files for lines matching a regex (or, with -F, an exact text), as ripgrep does.
 ///

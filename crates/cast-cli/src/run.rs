@@ -6,12 +6,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use cast_tools::{EditMode, Registry, RegistryOptions, ToolContext};
 
-use crate::agent::{Agent, AgentConfig, Event, Stop};
-use crate::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
-use crate::config::{self, ModelFlags};
-use crate::memory::{PersistentMemory, Session};
+use cast_agent::agent::{Agent, AgentConfig, Event, Stop};
+use cast_agent::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
+use cast_agent::config::{self, ModelFlags};
+use cast_agent::memory::{PersistentMemory, Session};
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// Run the coding agent on one task and print each step as it happens.
 ///
@@ -89,12 +89,12 @@ pub struct ModelArgs {
 
 /// The model, the tools and the workspace an agent command runs with, or `None` when no model
 /// is configured (what to set has been printed).
-pub(super) fn setup(
+pub(crate) fn setup(
     root: &std::path::Path,
     model: &ModelArgs,
     allow_commands: bool,
     read_only: bool,
-) -> anyhow::Result<Option<(crate::llm::Llm, Registry, ToolContext)>> {
+) -> anyhow::Result<Option<(cast_agent::llm::Llm, Registry, ToolContext)>> {
     let mut ctx = ToolContext::new(root)?;
     let files = config::config_files(ctx.workspace.root())?;
     let flags = ModelFlags {
@@ -107,7 +107,7 @@ pub(super) fn setup(
     let llm = match config::resolve(&flags, &|k| std::env::var(k).ok(), &files) {
         Ok(llm) => llm,
         Err(err) => {
-            super::output::warn(&err);
+            crate::output::warn(&err);
             return Ok(None);
         }
     };
@@ -126,13 +126,13 @@ pub(super) fn setup(
 }
 
 /// The standard system prompt with the user's remembered preferences (`/pref` in `cast chat`).
-pub(super) fn system_prompt(
+pub(crate) fn system_prompt(
     registry: &Registry,
     ctx: &ToolContext,
     budget: usize,
     memory: Option<&PersistentMemory>,
 ) -> String {
-    let mut prompt = crate::prompt::standard(registry, ctx, budget);
+    let mut prompt = cast_agent::prompt::standard(registry, ctx, budget);
     let prefs = memory.and_then(|m| m.prefs().ok()).unwrap_or_default();
     if !prefs.is_empty() {
         prompt
@@ -146,8 +146,8 @@ pub(super) fn system_prompt(
 }
 
 /// The agent over its parts, and the async runtime it runs on.
-pub(super) fn start(
-    llm: crate::llm::Llm,
+pub(crate) fn start(
+    llm: cast_agent::llm::Llm,
     registry: Registry,
     ctx: ToolContext,
     config: AgentConfig,
@@ -169,7 +169,7 @@ pub(super) fn start(
 
 /// The session to continue (`--resume ID`) or a new one, and the persistent memory. Memory is
 /// a help, not a requirement: when it cannot be opened, a warning says so and the run goes on.
-pub(super) fn open_session(
+pub(crate) fn open_session(
     root: &std::path::Path,
     resume: Option<&str>,
 ) -> anyhow::Result<(Session, Option<PersistentMemory>)> {
@@ -178,13 +178,13 @@ pub(super) fn open_session(
         None => Session::new(),
     };
     let memory = PersistentMemory::open(root)
-        .map_err(|e| super::output::warn(format_args!("memory unavailable: {e}")))
+        .map_err(|e| crate::output::warn(format_args!("memory unavailable: {e}")))
         .ok();
     Ok((session, memory))
 }
 
 /// `--test-cmd` when given, else the remembered `test_cmd` preference.
-pub(super) fn test_cmd_or_remembered(
+pub(crate) fn test_cmd_or_remembered(
     given: Option<String>,
     memory: Option<&PersistentMemory>,
 ) -> Option<String> {
@@ -193,20 +193,20 @@ pub(super) fn test_cmd_or_remembered(
 
 /// Prints a run's events as they come, as text or as JSON lines. The first write error stops
 /// the printing (the run goes on) and is returned by [`EventPrinter::finish`].
-pub(super) struct EventPrinter {
+pub(crate) struct EventPrinter {
     json: bool,
     result: std::io::Result<()>,
 }
 
 impl EventPrinter {
-    pub(super) fn new(json: bool) -> Self {
+    pub(crate) fn new(json: bool) -> Self {
         EventPrinter {
             json,
             result: Ok(()),
         }
     }
 
-    pub(super) fn print(&mut self, out: &mut Out, event: &Event) {
+    pub(crate) fn print(&mut self, out: &mut Out, event: &Event) {
         if self.result.is_ok() {
             self.result = if self.json {
                 out.json(event)
@@ -216,7 +216,7 @@ impl EventPrinter {
         }
     }
 
-    pub(super) fn finish(self) -> std::io::Result<()> {
+    pub(crate) fn finish(self) -> std::io::Result<()> {
         self.result
     }
 }
@@ -236,7 +236,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             .as_ref()
             .and_then(|m| m.cached_answer(&args.task).ok().flatten())
     {
-        super::output::warn(
+        crate::output::warn(
             "answered from the cache: the files this answer read are unchanged (--no-cache asks the model)",
         );
         if args.json {
@@ -259,11 +259,11 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let mut task = args.task.clone();
     if let Some(note) = session.refresh_note(
         &root,
-        crate::memory::ContextBudget::default().max_result_chars,
+        cast_agent::memory::ContextBudget::default().max_result_chars,
     ) {
         task = format!("{note}\n\n{task}");
     }
-    let mut trace = super::trace::TraceWriter::create(&root, &session.id);
+    let mut trace = crate::trace::TraceWriter::create(&root, &session.id);
     let mut messages = std::mem::take(&mut session.messages);
     let outcome = runtime.block_on(async {
         agent
@@ -277,7 +277,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     session.messages = messages;
     session.record_run(&root, &args.task, &outcome);
     if let Err(e) = session.save(&root) {
-        super::output::warn(format_args!("the session could not be saved: {e}"));
+        crate::output::warn(format_args!("the session could not be saved: {e}"));
     }
     if let Some(memory) = &memory {
         let _ = memory.log(
@@ -290,13 +290,13 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
     }
     if !outcome.pending.is_empty() {
-        super::output::warn(format_args!(
+        crate::output::warn(format_args!(
             "{} change(s) were not approved and are kept as pending in session {}",
             outcome.pending.len(),
             session.id
         ));
     }
-    super::output::warn(format_args!(
+    crate::output::warn(format_args!(
         "session {} (continue with --resume {}; steps in `cast trace {}`)",
         session.id, session.id, session.id
     ));
@@ -310,7 +310,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
 /// Asks on the terminal: the diff (or command) on stderr, an answer line on stdin — `y` to
 /// apply, anything else to reject (the words after `n` are the reason given to the model).
 #[derive(Debug)]
-pub(super) struct TerminalApprover;
+pub(crate) struct TerminalApprover;
 
 impl Approver for TerminalApprover {
     fn decide(&self, request: &ApprovalRequest) -> Decision {
@@ -343,7 +343,7 @@ impl Approver for TerminalApprover {
     }
 }
 
-pub(super) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
+pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
         Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),

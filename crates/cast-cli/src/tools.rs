@@ -3,7 +3,7 @@
 use cast_tools::{Registry, RegistryOptions, ToolSpec};
 use serde_json::Value;
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// List the tools an agent (or an MCP client) gets: name, description and the JSON Schema of
 /// the parameters.

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::memory::Session;
+use cast_agent::memory::Session;
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// List the sessions `cast run` recorded (continue one with `cast run --resume ID`; see its
 /// steps with `cast trace ID`).
@@ -21,7 +21,7 @@ pub struct Args {
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let sessions = Session::list(&args.root);
     if sessions.is_empty() {
-        super::output::warn("no sessions yet: `cast run TASK` starts one");
+        crate::output::warn("no sessions yet: `cast run TASK` starts one");
         return Ok(Exit::NothingOrRefused);
     }
     for s in &sessions {

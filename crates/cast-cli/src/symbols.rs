@@ -9,8 +9,8 @@ use cast_parser::{
 };
 use serde::Serialize;
 
-use super::output::{stderr_is_terminal, warn};
-use super::{Exit, Out};
+use crate::output::{stderr_is_terminal, warn};
+use crate::{Exit, Out};
 
 /// List the symbols in files or folders: Python classes, functions and methods; HTML ids,
 /// template blocks, scripts, styles and headings.

@@ -1,4 +1,9 @@
-//! Subcommands, one module each. Every module parses its flags and calls a library entry point.
+//! The `cast` command line: one module per subcommand. Each parses its flags with clap, calls
+//! one library entry point (the same cast-tools, cast-analyzer, cast-coder or cast-agent API an
+//! agent uses), prints the result on stdout (text, or JSON lines with `--json`) and maps it to
+//! an exit status. This is the only crate that prints or decides exit codes.
+//!
+//! `src/main.rs` is the `cast` binary; it only installs the allocator and calls [`main`].
 
 mod apply;
 mod chat;

@@ -7,8 +7,8 @@ use anyhow::Context;
 use cast_tools::{Registry, RegistryOptions, ToolContext, ToolError};
 use serde_json::{Value, json};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Run one tool call and print its result as one JSON object:
 /// `{"tool", "status": "ok"|"refused"|"error", "text", "data", "truncated"}`.

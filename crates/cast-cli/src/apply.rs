@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use cast_coder::{ChangeSet, Coder, CoderError, Edit, FileEdit, Format, find_root};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Apply an edit to a file exactly, or refuse it and change nothing.
 ///

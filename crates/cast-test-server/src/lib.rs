@@ -3,12 +3,15 @@
 //! records every request it received.
 //!
 //! ```
-//! use cast_agent::testing::{Reply, ScriptedServer};
+//! use cast_test_server::{Reply, ScriptedServer};
 //!
 //! let server = ScriptedServer::start(vec![Reply::openai_text("Hello.")]);
 //! let url = server.base_url(); // http://127.0.0.1:PORT/v1
 //! # drop(url);
 //! ```
+
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// Find the symbols and files most relevant to a natural-language or identifier query.
 ///
@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let index = super::index::open(&args.root, args.db)?;
+    let index = crate::index::open(&args.root, args.db)?;
     let found = index.find(&args.query, args.top.max(1))?;
     if args.json {
         for h in found.symbols.iter().chain(&found.files) {

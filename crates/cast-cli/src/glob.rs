@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_searcher::{GlobOptions, WalkOptions, glob};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// List files whose path matches a glob, in path order.
 ///

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_searcher::{ReadOptions, read};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Print a file's lines, numbered: the whole file, or the lines from --start to --end.
 ///

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_searcher::{FindFilesOptions, WalkOptions, find_files};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Find files by a fuzzy name, the best matches first, as an editor's quick-open ranks them.
 ///

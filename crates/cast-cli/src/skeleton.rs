@@ -6,8 +6,8 @@ use anyhow::bail;
 use cast_analyzer::cast_parser::{Registry, WalkOptions, relative, source_files};
 use cast_analyzer::skeleton::skeleton_of_file;
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Show the skeleton of files (L2): imports, class and def signatures, decorators and the
 /// first paragraph of each docstring, every line prefixed with its original line number

@@ -1,16 +1,16 @@
 //! `cast text2agent` and `cast optimize`: the two skills, presets of the agent loop
-//! (`crate::skills`), with validation after every attempt and a report with the diff.
+//! (`cast_agent::skills`), with validation after every attempt and a report with the diff.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::run::{ModelArgs, setup};
-use super::{Exit, Out};
-use crate::agent::{AgentConfig, Event, Stop};
-use crate::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
-use crate::skills::{self, Skill, templates};
+use crate::run::{ModelArgs, setup};
+use crate::{Exit, Out};
+use cast_agent::agent::{AgentConfig, Event, Stop};
+use cast_agent::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
+use cast_agent::skills::{self, Skill, templates};
 
 /// Build a new agent from a template and a request (the text2agent skill).
 ///
@@ -258,8 +258,8 @@ fn run_skill(
         test_cmd: Some(skills::validation_command(root)),
         ..AgentConfig::default()
     };
-    let (agent, runtime) = super::run::start(llm, registry, ctx, config, system)?;
-    let mut printer = super::run::EventPrinter::new(json);
+    let (agent, runtime) = crate::run::start(llm, registry, ctx, config, system)?;
+    let mut printer = crate::run::EventPrinter::new(json);
     let mut diffs: Vec<(String, String)> = Vec::new();
     let outcome = runtime.block_on(async {
         let mut messages = Vec::new();

@@ -6,7 +6,7 @@ use anyhow::Context;
 use cast_tools::mcp::McpServer;
 use cast_tools::{Registry, RegistryOptions, ToolContext};
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// Serve CAST's tools to any MCP client over stdio (initialize, tools/list, tools/call).
 ///

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use cast_searcher::{ListOptions, WalkOptions, list_dir};
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Draw a folder as a tree, with each file's size and line count.
 ///

@@ -6,7 +6,7 @@ use anyhow::Context;
 use cast_analyzer::MapOptions;
 use cast_analyzer::trace::parse_trace;
 
-use super::{Exit, Out};
+use crate::{Exit, Out};
 
 /// Show the logic map of a code base (L1): its tree, key symbols ranked by PageRank over the
 /// call graph, the imports between modules and each module's one-line description, fitted to
@@ -65,7 +65,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
-    let index = super::index::open(&args.path, args.db)?;
+    let index = crate::index::open(&args.path, args.db)?;
     let map = index.map(&MapOptions {
         budget: args.budget,
         trace,

@@ -6,8 +6,8 @@ use anyhow::Context;
 use cast_analyzer::cast_parser::{DEFAULT_MAX_FILESIZE, WalkOptions};
 use cast_analyzer::{Index, IndexOptions, IndexReport, Progress};
 
-use super::output::stderr_is_terminal;
-use super::{Exit, Out};
+use crate::output::stderr_is_terminal;
+use crate::{Exit, Out};
 
 /// Build or refresh the index of a code base: symbols, references, the call and import graphs,
 /// and their PageRank, stored in ROOT/.cast/index.sqlite (the folder ignores itself in git).
@@ -125,10 +125,10 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         .with_context(|| format!("cannot index {}", args.path.display()))?;
     let report = index.report().cloned().unwrap_or_default();
     for w in report.warnings.iter().take(20) {
-        super::output::warn(w);
+        crate::output::warn(w);
     }
     if report.warnings.len() > 20 {
-        super::output::warn(format_args!(
+        crate::output::warn(format_args!(
             "… and {} more warnings",
             report.warnings.len() - 20
         ));

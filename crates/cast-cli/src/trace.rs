@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::Value;
 
-use crate::agent::Event;
-use crate::memory::Session;
+use cast_agent::agent::Event;
+use cast_agent::memory::Session;
 
-use super::output::warn;
-use super::{Exit, Out};
+use crate::output::warn;
+use crate::{Exit, Out};
 
 /// Appends every event of a run, one JSON line each with a timestamp.
 pub struct TraceWriter {
@@ -52,7 +52,7 @@ impl TraceWriter {
         let Some(file) = &mut self.file else { return };
         let mut line = serde_json::to_value(event).unwrap_or(Value::Null);
         if let Value::Object(map) = &mut line {
-            map.insert("ts".into(), Value::String(crate::agent::now()));
+            map.insert("ts".into(), Value::String(cast_agent::agent::now()));
         }
         if writeln!(file, "{line}").is_err() {
             self.file = None;

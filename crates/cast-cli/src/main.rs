@@ -1,4 +1,4 @@
-//! `cast`: the command line of CAST. See `cast --help`; the commands live in `cast_agent::cli`.
+//! `cast`: the command line of CAST. See `cast --help`; the commands live in the `cast_cli` library.
 
 // Parsing a tree allocates millions of small syntax nodes on every core; mimalloc does that
 // markedly faster than glibc's malloc (see bench/README.md, `symbols.py`).
@@ -6,5 +6,5 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    cast_agent::cli::main()
+    cast_cli::main()
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use cast_tools::cast_coder::Coder;
 
-use super::run::{ModelArgs, TerminalApprover, print_event, setup};
-use super::{Exit, Out};
-use crate::agent::{AgentConfig, Event};
-use crate::approval::{ApprovalMode, Approver};
+use crate::run::{ModelArgs, TerminalApprover, print_event, setup};
+use crate::{Exit, Out};
+use cast_agent::agent::{AgentConfig, Event};
+use cast_agent::approval::{ApprovalMode, Approver};
 
 /// Talk with the coding agent in the terminal, approving each change.
 ///
@@ -63,8 +63,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         return Ok(Exit::BadUsage);
     };
     let root = ctx.workspace.root().to_path_buf();
-    let (mut session, memory) = super::run::open_session(&root, args.resume.as_deref())?;
-    let test_cmd = super::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
+    let (mut session, memory) = crate::run::open_session(&root, args.resume.as_deref())?;
+    let test_cmd = crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
@@ -73,9 +73,9 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         stream_text: true,
         ..AgentConfig::default()
     };
-    let system = super::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
-    let (agent, runtime) = super::run::start(llm, registry, ctx, config, system)?;
-    let mut trace = super::trace::TraceWriter::create(&root, &session.id);
+    let system = crate::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
+    let (agent, runtime) = crate::run::start(llm, registry, ctx, config, system)?;
+    let mut trace = crate::trace::TraceWriter::create(&root, &session.id);
     let mut diffs: Vec<(String, String)> = Vec::new();
     out.line(&format!(
         "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
@@ -239,15 +239,15 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                     }
                 }
                 if let Err(e) = session.save(&root) {
-                    super::output::warn(format_args!("the session could not be saved: {e}"));
+                    crate::output::warn(format_args!("the session could not be saved: {e}"));
                 }
             }
         }
     }
     if let Err(e) = session.save(&root) {
-        super::output::warn(format_args!("the session could not be saved: {e}"));
+        crate::output::warn(format_args!("the session could not be saved: {e}"));
     }
-    super::output::warn(format_args!(
+    crate::output::warn(format_args!(
         "session {} (continue with cast chat --resume {})",
         session.id, session.id
     ));
