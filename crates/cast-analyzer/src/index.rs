@@ -124,29 +124,14 @@ impl std::fmt::Debug for Index {
 }
 
 pub(crate) fn kind_code(k: SymbolKind) -> i64 {
-    match k {
-        SymbolKind::Class => 0,
-        SymbolKind::Function => 1,
-        SymbolKind::Method => 2,
-        SymbolKind::Element => 3,
-        SymbolKind::Script => 4,
-        SymbolKind::Style => 5,
-        SymbolKind::Heading => 6,
-        SymbolKind::Block => 7,
-    }
+    i64::from(k.code())
 }
 
 pub(crate) fn kind_of(c: i64) -> SymbolKind {
-    match c {
-        0 => SymbolKind::Class,
-        1 => SymbolKind::Function,
-        2 => SymbolKind::Method,
-        3 => SymbolKind::Element,
-        4 => SymbolKind::Script,
-        5 => SymbolKind::Style,
-        6 => SymbolKind::Heading,
-        _ => SymbolKind::Block,
-    }
+    u8::try_from(c)
+        .ok()
+        .and_then(SymbolKind::from_code)
+        .unwrap_or(SymbolKind::Block)
 }
 
 struct Listed {

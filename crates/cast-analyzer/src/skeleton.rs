@@ -15,7 +15,8 @@
 //! ```
 //!
 //! A def shows `: ...` (its body elided) unless a docstring or nested definitions follow it.
-//! Decorators are placed on consecutive lines from the first decorator's line.
+//! Decorators are placed on consecutive lines from the first decorator's line. Rust, Go,
+//! JavaScript, TypeScript and Java skeletons are made in their own syntax ([`braced`]).
 
 use std::path::Path;
 
@@ -23,6 +24,8 @@ use cast_parser::{Import, ParsedFile, Registry, SourceText, SymbolKind};
 use serde::Serialize;
 
 use crate::{AnalyzerError, Result};
+
+mod braced;
 
 /// One line of a skeleton.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -114,10 +117,10 @@ pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<S
 
 /// The skeleton of parsed text.
 pub fn skeleton_of_parsed(rel: &str, text: &str, parsed: &ParsedFile) -> Skeleton {
-    let lines = if parsed.language == "python" {
-        python_lines(text, parsed)
-    } else {
-        outline_lines(parsed)
+    let lines = match parsed.language {
+        "python" => python_lines(text, parsed),
+        "html" => outline_lines(parsed),
+        _ => braced::lines(text, parsed),
     };
     Skeleton {
         path: rel.to_owned(),

@@ -12,11 +12,14 @@ use serde::Serialize;
 use crate::output::{stderr_is_terminal, warn};
 use crate::{Exit, Out};
 
-/// List the symbols in files or folders: Python classes, functions and methods; HTML ids,
-/// template blocks, scripts, styles and headings.
+/// List the symbols in files or folders: Python classes, functions and methods (as Python's
+/// `ast` sees them); Rust, Go, JavaScript, TypeScript and Java functions, methods, types,
+/// traits, interfaces, impls, modules and constants; HTML ids, template blocks, scripts,
+/// styles and headings.
 ///
 /// Folders are walked as ripgrep walks them: .gitignore and .ignore are respected and hidden
-/// files are skipped (see --no-ignore and --hidden). Files are parsed on all cores.
+/// files are skipped (see --no-ignore and --hidden). Files are parsed on all cores. A file with
+/// syntax errors still lists what the parser recovered, with a warning.
 ///
 /// Text output: `PATH:START-END KIND QUALNAME  SIGNATURE`, one symbol a line. With --json, one
 /// object a line with the fields `path` (relative to the PATH given), `kind`, `name`,
@@ -45,7 +48,8 @@ pub struct Args {
     /// Follow symbolic links.
     #[arg(long, short = 'L')]
     follow: bool,
-    /// Only symbols of these kinds (class, function, method, element, script, style, heading, block).
+    /// Only symbols of these kinds (class, function, method, struct, enum, trait, interface,
+    /// impl, type, module, constant, variable, macro, element, script, style, heading, block).
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
     kind: Vec<SymbolKind>,
     /// Skip files larger than this many bytes.
@@ -57,19 +61,10 @@ pub struct Args {
 }
 
 fn parse_kind(s: &str) -> Result<SymbolKind, String> {
-    const ALL: [SymbolKind; 8] = [
-        SymbolKind::Class,
-        SymbolKind::Function,
-        SymbolKind::Method,
-        SymbolKind::Element,
-        SymbolKind::Script,
-        SymbolKind::Style,
-        SymbolKind::Heading,
-        SymbolKind::Block,
-    ];
-    ALL.into_iter()
-        .find(|k| k.as_str() == s)
-        .ok_or_else(|| format!("unknown kind {s:?}; expected one of: class, function, method, element, script, style, heading, block"))
+    SymbolKind::from_name(s).ok_or_else(|| {
+        let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind {s:?}; expected one of: {}", all.join(", "))
+    })
 }
 
 #[derive(Serialize)]
@@ -126,6 +121,12 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             if parsed.lossy_utf8 {
                 warn(format_args!(
                     "{}: not valid UTF-8; decoded lossily",
+                    outcome.rel
+                ));
+            }
+            if parsed.has_syntax_errors {
+                warn(format_args!(
+                    "{}: syntax errors; its symbols are what the parser recovered",
                     outcome.rel
                 ));
             }

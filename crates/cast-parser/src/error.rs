@@ -28,14 +28,19 @@ pub enum ParseError {
     },
     #[error("parsing {language} stopped before the end of the input (cancelled or out of memory)")]
     Incomplete { language: &'static str },
+    #[error(
+        "parsing {language} took over {millis} ms and was stopped; the file is likely generated or garbled (the parser's error recovery is slow on it)"
+    )]
+    TooSlow { language: &'static str, millis: u64 },
 }
 
 impl ParseError {
-    /// Whether this error means "skip the file" (binary or too large) rather than a failure.
+    /// Whether this error means "skip the file" (binary, too large, or too slow to parse)
+    /// rather than a failure.
     pub fn is_skip(&self) -> bool {
         matches!(
             self,
-            ParseError::Binary { .. } | ParseError::TooLarge { .. }
+            ParseError::Binary { .. } | ParseError::TooLarge { .. } | ParseError::TooSlow { .. }
         )
     }
 }

@@ -153,6 +153,7 @@ impl Outline<'_> {
             parent: None,
             start_byte: node.start_byte(),
             end_byte: node.end_byte(),
+            body_start: None,
         });
     }
 
@@ -252,6 +253,7 @@ impl Outline<'_> {
                 parent: None,
                 start_byte: start,
                 end_byte: end,
+                body_start: None,
             });
         }
     }

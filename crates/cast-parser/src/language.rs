@@ -16,7 +16,8 @@ pub trait LanguageParser: Send + Sync {
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError>;
 }
 
-/// Languages by extension. [`Registry::default`] knows Python and HTML.
+/// Languages by extension. [`Registry::default`] knows Python, HTML and every described
+/// language compiled in (Rust, Go, JavaScript, TypeScript, Java by default).
 pub struct Registry {
     languages: Vec<Box<dyn LanguageParser>>,
 }
@@ -34,6 +35,9 @@ impl Default for Registry {
         let mut registry = Registry::empty();
         registry.register(Box::new(crate::python::Python));
         registry.register(Box::new(crate::html::Html));
+        for language in crate::languages::described() {
+            registry.register(Box::new(language));
+        }
         registry
     }
 }
@@ -110,22 +114,37 @@ mod tests {
             ("A.PY", "python"),
             ("t.html", "html"),
             ("t.htm", "html"),
+            ("lib.rs", "rust"),
+            ("main.go", "go"),
+            ("a.js", "javascript"),
+            ("a.mjs", "javascript"),
+            ("a.cjs", "javascript"),
+            ("App.jsx", "javascript"),
+            ("a.ts", "typescript"),
+            ("a.d.ts", "typescript"),
+            ("a.mts", "typescript"),
+            ("a.cts", "typescript"),
+            ("App.tsx", "tsx"),
+            ("Main.java", "java"),
         ] {
             assert_eq!(
                 registry.for_path(Path::new(path)).map(|l| l.name()),
                 Some(lang)
             );
         }
-        assert!(registry.for_path(Path::new("a.rs")).is_none());
+        assert!(registry.for_path(Path::new("a.c")).is_none());
         assert!(registry.for_path(Path::new("Makefile")).is_none());
     }
 
     #[test]
     fn unsupported_extension_names_the_supported_ones() {
         let err = Registry::default()
-            .parse_file(Path::new("x.rs"), 1000)
+            .parse_file(Path::new("x.c"), 1000)
             .unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains(".py") && msg.contains(".html"), "{msg}");
+        assert!(
+            msg.contains(".py") && msg.contains(".html") && msg.contains(".rs"),
+            "{msg}"
+        );
     }
 }

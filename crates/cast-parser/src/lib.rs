@@ -30,15 +30,19 @@
 // A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod description;
 mod error;
+mod extract;
 mod html;
 mod language;
+pub mod languages;
 mod model;
 mod python;
 mod source;
 mod ts;
 mod walk;
 
+pub use description::{LanguageDescription, TreeSitterLanguage};
 pub use error::ParseError;
 pub use html::Html;
 pub use language::{LanguageParser, Registry};

@@ -2,15 +2,18 @@
 
 use serde::Serialize;
 
-/// What a symbol is. Python uses the first three; HTML the rest.
+/// What a symbol is. Python uses `class`, `function` and `method`; HTML `element` to `block`;
+/// the tree-sitter languages the code kinds their queries name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
-    /// A `class` statement.
+    /// A `class` statement (Python, JavaScript, TypeScript, Java; a Java record too).
     Class,
-    /// A `def` (or `async def`) that is not directly inside a class body.
+    /// A `def` (or `async def`) that is not directly inside a class body; a function of any
+    /// language that is not a method.
     Function,
-    /// A `def` directly inside a class body (an `if` or `try` in between does not count).
+    /// A `def` directly inside a class body (an `if` or `try` in between does not count); a
+    /// function defined in a class, impl, trait or interface, or a Go function with a receiver.
     Method,
     /// An HTML element carrying an `id` attribute.
     Element,
@@ -22,9 +25,52 @@ pub enum SymbolKind {
     Heading,
     /// A template block, `{% block name %}` … `{% endblock %}` (Django, Jinja).
     Block,
+    /// A struct (Rust `struct` and `union`, Go `type T struct`).
+    Struct,
+    /// An enumeration (Rust, TypeScript, Java).
+    Enum,
+    /// A Rust trait.
+    Trait,
+    /// An interface (Go, TypeScript, Java; a Java `@interface` too).
+    Interface,
+    /// A Rust `impl` block, named by the type it implements for.
+    Impl,
+    /// A type alias or other named type (`type A = B`, Go `type T int`).
+    Type,
+    /// A module or namespace (Rust `mod`, TypeScript `namespace`/`module`).
+    Module,
+    /// A constant that is part of a module's interface (Rust and Go `const`, an exported
+    /// JavaScript/TypeScript `const`, a Java `static final` field).
+    Constant,
+    /// A module-level variable (Rust `static`, Go `var`).
+    Variable,
+    /// A macro definition (Rust `macro_rules!`).
+    Macro,
 }
 
 impl SymbolKind {
+    /// Every kind, in the order of their codes.
+    pub const ALL: [SymbolKind; 18] = [
+        SymbolKind::Class,
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Element,
+        SymbolKind::Script,
+        SymbolKind::Style,
+        SymbolKind::Heading,
+        SymbolKind::Block,
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Trait,
+        SymbolKind::Interface,
+        SymbolKind::Impl,
+        SymbolKind::Type,
+        SymbolKind::Module,
+        SymbolKind::Constant,
+        SymbolKind::Variable,
+        SymbolKind::Macro,
+    ];
+
     /// The lower-case name used in JSON and in the text listing.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -36,12 +82,51 @@ impl SymbolKind {
             SymbolKind::Style => "style",
             SymbolKind::Heading => "heading",
             SymbolKind::Block => "block",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Impl => "impl",
+            SymbolKind::Type => "type",
+            SymbolKind::Module => "module",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Variable => "variable",
+            SymbolKind::Macro => "macro",
         }
+    }
+
+    /// The kind named `name` (as [`SymbolKind::as_str`] spells it).
+    pub fn from_name(name: &str) -> Option<SymbolKind> {
+        SymbolKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// A small stable number for storage ([`SymbolKind::from_code`] reverses it).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind stored as `code`.
+    pub fn from_code(code: u8) -> Option<SymbolKind> {
+        SymbolKind::ALL.get(usize::from(code)).copied()
     }
 
     /// Whether the symbol is callable code (a function or a method).
     pub fn is_callable(self) -> bool {
         matches!(self, SymbolKind::Function | SymbolKind::Method)
+    }
+
+    /// Whether the symbol is a type whose members a receiver (`self`, `this`, `Type::`) reaches:
+    /// a class, struct, enum, trait, interface or impl block.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::Impl
+        )
     }
 }
 
@@ -60,7 +145,10 @@ impl std::fmt::Display for SymbolKind {
 pub struct Symbol {
     pub kind: SymbolKind,
     pub name: String,
-    /// Enclosing class and function names joined with dots: `Outer.method`, `outer.inner`.
+    /// Enclosing definitions' names and this one's, joined with the language's separator:
+    /// `Outer.method`, `outer.inner` (Python, Go, JavaScript, TypeScript, Java), `Type::method`
+    /// (Rust). A Go method is qualified by its receiver's type (`Server.Handle`) although the
+    /// type is not its parent in the file.
     pub qualname: String,
     /// The definition's header on one line, e.g. `def get(self, key, default=None) -> str`.
     pub signature: String,
@@ -74,13 +162,17 @@ pub struct Symbol {
     pub header_end_line: u32,
     /// Lines the docstring spans, when there is one.
     pub docstring_lines: Option<(u32, u32)>,
-    /// Decorators as written, without the `@`, e.g. `property`, `app.route("/")`.
+    /// Decorators as written — Python's without the `@` (`property`, `app.route("/")`), others
+    /// whole (`#[derive(Debug)]`, `@Override`).
     pub decorators: Vec<String>,
     /// Index of the enclosing symbol in [`ParsedFile::symbols`].
     pub parent: Option<usize>,
     /// Byte range of the whole definition (decorators included) in the decoded text.
     pub start_byte: usize,
     pub end_byte: usize,
+    /// Where the body starts (the part a skeleton elides), when the definition has one: a
+    /// Python body's first statement, a `{` block.
+    pub body_start: Option<usize>,
 }
 
 /// One name bound by an import statement.
@@ -102,13 +194,25 @@ pub struct Import {
 }
 
 impl Import {
-    /// The name this import binds in its scope (`c` for `import a.b as c`, `a` for `import a.b`).
+    /// The name this import binds in its scope (`c` for `import a.b as c`, `a` for `import a.b`;
+    /// a path's last part for a Go package, `y` for `github.com/x/y` or `github.com/x/y/v2`).
     pub fn bound_name(&self) -> &str {
         if let Some(alias) = &self.alias {
             return alias;
         }
         match &self.name {
             Some(name) => name,
+            None if self.module.contains('/') => {
+                let mut parts = self.module.rsplit('/');
+                let last = parts.next().unwrap_or(&self.module);
+                let is_version = last.len() > 1
+                    && last.starts_with('v')
+                    && last[1..].bytes().all(|b| b.is_ascii_digit());
+                match parts.next() {
+                    Some(before) if is_version => before,
+                    _ => last,
+                }
+            }
             None => self.module.split('.').next().unwrap_or(&self.module),
         }
     }

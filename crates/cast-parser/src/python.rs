@@ -324,6 +324,7 @@ impl<'a> Extractor<'a> {
             parent,
             start_byte: start_byte.to_usize(),
             end_byte: def.range.end().to_usize(),
+            body_start: body_start.map(|b| b.to_usize()),
         });
         self.scopes.push(Scope {
             symbol: self.symbols.len() - 1,

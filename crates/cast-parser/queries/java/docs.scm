@@ -1,0 +1,3 @@
+; Javadoc comments (`/** … */`) document what follows.
+
+((block_comment) @doc (#match? @doc "^/\\*\\*"))

@@ -1,0 +1,31 @@
+; Rust calls (functions, methods, paths, macros), struct literals and implemented traits.
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (field_expression value: (_) @receiver field: (field_identifier) @name)) @reference.call
+(call_expression
+  function: (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.call
+(call_expression
+  function: (generic_function function: (identifier) @name)) @reference.call
+(call_expression
+  function: (generic_function
+    function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier path: (_) @receiver name: (identifier) @name))) @reference.call
+
+(macro_invocation macro: (identifier) @name) @reference.call
+(macro_invocation
+  macro: (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.call
+
+(struct_expression name: (type_identifier) @name) @reference.call
+(struct_expression
+  name: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)) @reference.call
+
+(impl_item trait: (type_identifier) @name) @reference.inherit
+(impl_item
+  trait: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)) @reference.inherit
+(impl_item trait: (generic_type type: (type_identifier) @name)) @reference.inherit
+(impl_item
+  trait: (generic_type
+    type: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name))) @reference.inherit

@@ -1,0 +1,222 @@
+//! Languages described by data: a tree-sitter grammar, file extensions and four tree-sitter
+//! queries. One generic extractor (`extract.rs`) turns any description into symbols, imports
+//! and references, so adding a language is adding a description and its queries, not a walker.
+//!
+//! The queries follow the grammars' own `tags.scm` in spirit, with these capture names:
+//!
+//! | query | capture | meaning |
+//! |---|---|---|
+//! | definitions | `@definition.KIND` | a definition node; `KIND` is a [`SymbolKind`] name (`function`, `struct`, …) |
+//! | | `@name` | its name (a type written with generics or a path is reduced to its last plain name) |
+//! | | `@receiver` | the type a definition outside its type belongs to (a Go method's receiver, `F.prototype.m = …`): it qualifies the name |
+//! | | `@body` | the part a skeleton elides; the signature ends where it starts (default: the node's `body` field; none: the whole node is the signature) |
+//! | references | `@reference.call`, `@reference.inherit` | a call, or a base class/implemented interface or trait |
+//! | | `@name`, `@receiver` | the called or inherited name and the expression before it |
+//! | imports | `@import` | an import statement (one [`Import`] per match) |
+//! | | `@import.module`, `@import.name`, `@import.alias`, `@import.star` | its parts: quotes are stripped from the module |
+//! | | `@import.tree` | syntax a query cannot flatten (Rust's use trees), handed to [`LanguageDescription::import_tree`] |
+//! | docs | `@doc` | a doc comment: it documents the definition right below it |
+//! | | `@doc.module` | a comment describing the whole file |
+//!
+//! A function whose enclosing definition is a type (class, struct, trait, interface, impl,
+//! enum) is reported as a method. Symbols nest by where their nodes sit, so qualified names
+//! come from the tree: `Type::method` (Rust), `Class.method`.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Query};
+
+use crate::{Import, LanguageParser, ParseError, ParsedFile, SymbolKind};
+
+/// A language parsed through a tree-sitter grammar, described by data. See the module
+/// documentation for the capture names the queries use.
+pub struct LanguageDescription {
+    /// Lower-case name, e.g. `rust`.
+    pub name: &'static str,
+    /// File extensions without the dot.
+    pub extensions: &'static [&'static str],
+    /// The grammar, as the grammar crates export it.
+    pub grammar: tree_sitter_language::LanguageFn,
+    /// Query for definitions.
+    pub definitions: &'static str,
+    /// Query for references: calls and inheritance.
+    pub references: &'static str,
+    /// Query for imports.
+    pub imports: &'static str,
+    /// Query for doc comments.
+    pub docs: &'static str,
+    /// Joins a parent's qualified name and a child's name: `::` for Rust, `.` elsewhere.
+    pub separator: &'static str,
+    /// Separator of paths as written in references (`::` in Rust); read as `.` so that
+    /// receivers look the same in every language.
+    pub path_separator: &'static str,
+    /// Nodes that wrap a definition on its first line without being one (`export_statement`,
+    /// `lexical_declaration`): the signature, doc comment and decorators are looked for at the
+    /// wrapper.
+    pub wrappers: &'static [&'static str],
+    /// Decorator, attribute and annotation nodes: kept as the symbol's decorators, left out of
+    /// its signature, and skipped between a doc comment and its definition.
+    pub decorators: &'static [&'static str],
+    /// Interprets an `@import.tree` capture into imports.
+    pub import_tree: Option<fn(Node, &str, &mut Vec<Import>)>,
+    /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
+    /// offset (`None`: nothing to change). Symbols and lines still come from the original.
+    pub fixup: Option<fn(&str) -> Option<String>>,
+}
+
+impl std::fmt::Debug for LanguageDescription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LanguageDescription")
+            .field("name", &self.name)
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A description with its queries compiled (on first use, once per process).
+pub struct TreeSitterLanguage {
+    description: &'static LanguageDescription,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+impl std::fmt::Debug for TreeSitterLanguage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("TreeSitterLanguage")
+            .field(&self.description.name)
+            .finish()
+    }
+}
+
+impl TreeSitterLanguage {
+    /// A parser for a described language; queries compile when it first parses.
+    pub const fn new(description: &'static LanguageDescription) -> Self {
+        TreeSitterLanguage {
+            description,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The description this parser follows.
+    pub fn description(&self) -> &'static LanguageDescription {
+        self.description
+    }
+
+    /// The compiled grammar and queries; an error names the query that does not compile.
+    pub(crate) fn compiled(&self) -> Result<&Compiled, ParseError> {
+        self.compiled
+            .get_or_init(|| Compiled::new(self.description))
+            .as_ref()
+            .map_err(|message| ParseError::Grammar {
+                language: self.description.name,
+                message: message.clone(),
+            })
+    }
+
+    /// Compiles the queries now, to find a broken description early.
+    pub fn check(&self) -> Result<(), ParseError> {
+        self.compiled().map(|_| ())
+    }
+}
+
+impl LanguageParser for TreeSitterLanguage {
+    fn name(&self) -> &'static str {
+        self.description.name
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        self.description.extensions
+    }
+
+    fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        let compiled = self.compiled()?;
+        crate::extract::extract(self.description, compiled, text)
+    }
+}
+
+/// A shared (static) description parser registers as itself.
+impl LanguageParser for &'static TreeSitterLanguage {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        (**self).extensions()
+    }
+
+    fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        (**self).parse_text(text)
+    }
+}
+
+/// The grammar and the four queries, with the capture indexes the extractor reads.
+pub(crate) struct Compiled {
+    pub language: Language,
+    pub definitions: Query,
+    /// For each capture index of `definitions`, the kind a `@definition.KIND` capture names.
+    pub definition_kinds: Vec<Option<SymbolKind>>,
+    pub def_name: Option<u32>,
+    pub def_receiver: Option<u32>,
+    pub def_body: Option<u32>,
+    pub references: Query,
+    pub ref_call: Option<u32>,
+    pub ref_inherit: Option<u32>,
+    pub ref_name: Option<u32>,
+    pub ref_receiver: Option<u32>,
+    pub imports: Query,
+    pub import: Option<u32>,
+    pub import_module: Option<u32>,
+    pub import_name: Option<u32>,
+    pub import_alias: Option<u32>,
+    pub import_star: Option<u32>,
+    pub import_tree: Option<u32>,
+    pub docs: Query,
+    pub doc: Option<u32>,
+    pub doc_module: Option<u32>,
+}
+
+impl Compiled {
+    fn new(d: &LanguageDescription) -> Result<Compiled, String> {
+        let language = Language::new(d.grammar);
+        let query = |which: &str, source: &str| {
+            Query::new(&language, source).map_err(|err| format!("{which} query: {err}"))
+        };
+        let definitions = query("definitions", d.definitions)?;
+        let references = query("references", d.references)?;
+        let imports = query("imports", d.imports)?;
+        let docs = query("docs", d.docs)?;
+        let mut definition_kinds = Vec::new();
+        for name in definitions.capture_names() {
+            let kind = match name.strip_prefix("definition.") {
+                Some(kind) => Some(
+                    SymbolKind::from_name(kind)
+                        .ok_or_else(|| format!("definitions query: unknown kind @{name}"))?,
+                ),
+                None => None,
+            };
+            definition_kinds.push(kind);
+        }
+        Ok(Compiled {
+            def_name: definitions.capture_index_for_name("name"),
+            def_receiver: definitions.capture_index_for_name("receiver"),
+            def_body: definitions.capture_index_for_name("body"),
+            definition_kinds,
+            ref_call: references.capture_index_for_name("reference.call"),
+            ref_inherit: references.capture_index_for_name("reference.inherit"),
+            ref_name: references.capture_index_for_name("name"),
+            ref_receiver: references.capture_index_for_name("receiver"),
+            import: imports.capture_index_for_name("import"),
+            import_module: imports.capture_index_for_name("import.module"),
+            import_name: imports.capture_index_for_name("import.name"),
+            import_alias: imports.capture_index_for_name("import.alias"),
+            import_star: imports.capture_index_for_name("import.star"),
+            import_tree: imports.capture_index_for_name("import.tree"),
+            doc: docs.capture_index_for_name("doc"),
+            doc_module: docs.capture_index_for_name("doc.module"),
+            language,
+            definitions,
+            references,
+            imports,
+            docs,
+        })
+    }
+}

@@ -1,0 +1,744 @@
+//! The one extractor every described language goes through: runs a description's queries over
+//! a tree-sitter tree and builds symbols (nested by position), doc comments, decorators,
+//! signatures, imports and references. Nothing here names a language.
+//!
+//! The tree is never walked recursively (queries and cursors are iterative), so deep nesting
+//! cannot overflow the stack.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
+
+use crate::description::{Compiled, LanguageDescription};
+use crate::python::count_lines;
+use crate::source::LineIndex;
+use crate::ts;
+use crate::{Import, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind};
+
+/// Signatures longer than this are cut (with `…`).
+const MAX_SIGNATURE: usize = 400;
+/// Receivers longer than this are cut, as Python's are.
+const MAX_RECEIVER: usize = 80;
+
+pub(crate) fn extract(
+    d: &LanguageDescription,
+    c: &Compiled,
+    text: &str,
+) -> Result<ParsedFile, ParseError> {
+    if u32::try_from(text.len()).is_err() {
+        // tree-sitter's offsets are 32-bit.
+        return Err(ParseError::TooLarge {
+            path: "<text>".into(),
+            size: text.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    let fixed = d.fixup.and_then(|fixup| fixup(text));
+    let tree = ts::parse(&c.language, d.name, fixed.as_deref().unwrap_or(text))?;
+    let root = tree.root_node();
+    let mut cursor = QueryCursor::new();
+
+    let docs = Docs::collect(c, &mut cursor, root, text);
+    let defs = definitions(c, &mut cursor, root, text);
+    let lines = LineIndex::new(text);
+    let symbols = build_symbols(d, &defs, &docs, text, &lines);
+    // References and imports belong to the definition whose body holds them; those in a
+    // header (a base class, a default value) belong to the enclosing scope, as in Python, and
+    // the analyzer finds the definition by its header's lines.
+    let ranges: Vec<(usize, usize)> = symbols
+        .iter()
+        .map(|s| {
+            s.body_start
+                .map_or((s.end_byte, s.end_byte), |b| (b, s.end_byte))
+        })
+        .collect();
+    let references = references(d, c, &mut cursor, root, text);
+    let ref_scopes = scopes(&ranges, references.iter().map(|(at, _)| *at));
+    let imports = imports(d, c, &mut cursor, root, text);
+    let import_scopes = scopes(&ranges, imports.iter().map(|(at, _)| *at));
+    Ok(ParsedFile {
+        language: d.name,
+        symbols,
+        imports: imports
+            .into_iter()
+            .zip(import_scopes)
+            .map(|((_, i), scope)| Import { scope, ..i })
+            .collect(),
+        references: references
+            .into_iter()
+            .zip(ref_scopes)
+            .map(|((_, r), scope)| Reference { scope, ..r })
+            .collect(),
+        description: docs.module,
+        line_count: count_lines(text),
+        has_syntax_errors: root.has_error(),
+        lossy_utf8: false,
+    })
+}
+
+fn capture<'t>(m: &QueryMatch<'_, 't>, index: Option<u32>) -> Option<Node<'t>> {
+    let index = index?;
+    m.captures()
+        .iter()
+        .find(|c| c.index == index)
+        .map(|c| c.node)
+}
+
+/// Doc comments by node id, and the file's description.
+struct Docs {
+    ids: HashSet<usize>,
+    module: Option<String>,
+}
+
+impl Docs {
+    fn collect(c: &Compiled, cursor: &mut QueryCursor, root: Node, text: &str) -> Docs {
+        let mut ids = HashSet::new();
+        let mut module_nodes: Vec<Node> = Vec::new();
+        let mut matches = cursor.matches(&c.docs, root, text.as_bytes());
+        while let Some(m) = matches.next() {
+            for cap in m.captures() {
+                if Some(cap.index) == c.doc {
+                    ids.insert(cap.node.id());
+                } else if Some(cap.index) == c.doc_module {
+                    module_nodes.push(cap.node);
+                }
+            }
+        }
+        module_nodes.sort_by_key(|n| n.start_byte());
+        module_nodes.dedup_by_key(|n| n.id());
+        // The first run of adjacent module comments.
+        let mut run: Vec<Node> = Vec::new();
+        for node in module_nodes {
+            if let Some(last) = run.last()
+                && ts::start_line(node) > ts::end_line(*last) + 1
+            {
+                break;
+            }
+            run.push(node);
+        }
+        let module = comment_text(run.iter().map(|n| ts::text(*n, text)));
+        Docs {
+            ids,
+            module: (!module.is_empty()).then_some(module),
+        }
+    }
+}
+
+/// One `@definition.KIND` match.
+struct Def<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    kind: SymbolKind,
+    receiver: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+}
+
+/// Every definition, deduplicated (a node matched by several patterns keeps the first
+/// pattern's reading), in source order with outer definitions before inner ones.
+fn definitions<'t>(
+    c: &Compiled,
+    cursor: &mut QueryCursor,
+    root: Node<'t>,
+    text: &str,
+) -> Vec<Def<'t>> {
+    let mut best: HashMap<(usize, usize), (usize, Def<'t>)> = HashMap::new();
+    let mut matches = cursor.matches(&c.definitions, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        let Some((node, kind)) = m.captures().iter().find_map(|cap| {
+            c.definition_kinds
+                .get(cap.index as usize)
+                .copied()
+                .flatten()
+                .map(|kind| (cap.node, kind))
+        }) else {
+            continue;
+        };
+        let Some(name) = capture(m, c.def_name) else {
+            continue;
+        };
+        let def = Def {
+            node,
+            name,
+            kind,
+            receiver: capture(m, c.def_receiver),
+            // The body is a `{ … }` block: a tuple struct's `(u32, u32)` or an arrow
+            // function's expression is part of the signature.
+            body: capture(m, c.def_body)
+                .or_else(|| node.child_by_field_name("body"))
+                .filter(|b| text.as_bytes().get(b.start_byte()) == Some(&b'{')),
+        };
+        let key = (node.id(), name.id());
+        match best.get(&key) {
+            Some((pattern, _)) if *pattern <= m.pattern_index => {}
+            _ => {
+                best.insert(key, (m.pattern_index, def));
+            }
+        }
+    }
+    let mut defs: Vec<Def<'t>> = best.into_values().map(|(_, def)| def).collect();
+    defs.sort_by_key(|d| {
+        (
+            d.node.start_byte(),
+            std::cmp::Reverse(d.node.end_byte()),
+            d.name.start_byte(),
+        )
+    });
+    // `exports.f = function f() {}` is one definition read twice: a definition of the same
+    // name on the same line, inside another's header (before its body), is dropped.
+    let mut kept: Vec<Def<'t>> = Vec::with_capacity(defs.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for def in defs {
+        while let Some(&top) = stack.last() {
+            let outer = kept[top].node;
+            if outer.start_byte() <= def.node.start_byte()
+                && def.node.end_byte() <= outer.end_byte()
+            {
+                break;
+            }
+            stack.pop();
+        }
+        if let Some(&top) = stack.last() {
+            let outer = &kept[top];
+            let in_header = outer
+                .body
+                .is_none_or(|body| def.node.start_byte() < body.start_byte());
+            if outer.node.id() != def.node.id()
+                && in_header
+                && ts::text(outer.name, text) == ts::text(def.name, text)
+                && outer.node.start_position().row == def.name.start_position().row
+            {
+                continue;
+            }
+        }
+        stack.push(kept.len());
+        kept.push(def);
+    }
+    kept
+}
+
+fn build_symbols(
+    d: &LanguageDescription,
+    defs: &[Def],
+    docs: &Docs,
+    text: &str,
+    lines: &LineIndex,
+) -> Vec<Symbol> {
+    let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
+    // Enclosing definitions of the current one, innermost last (indexes into `defs`).
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, def) in defs.iter().enumerate() {
+        let (start, end) = (def.node.start_byte(), def.node.end_byte());
+        while let Some(&top) = stack.last() {
+            let outer = defs[top].node;
+            // The same node can define several names (`var a, b = 1, 2`): siblings.
+            if outer.id() != def.node.id() && outer.start_byte() <= start && end <= outer.end_byte()
+            {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        stack.push(i);
+
+        let name = match unquote(ts::text(def.name, text)) {
+            // `declare module 'express'`: the string is the name.
+            quoted if quoted.len() + 2 == def.name.byte_range().len() => quoted,
+            raw => type_name(&raw, d.path_separator),
+        };
+        let parent_symbol = parent.and_then(|p| symbols.get(p));
+        let kind = match (def.kind, parent_symbol) {
+            (SymbolKind::Function, Some(p)) if p.kind.is_type() => SymbolKind::Method,
+            (kind, _) => kind,
+        };
+        let qualname = match (parent_symbol, def.receiver) {
+            (Some(p), _) => format!("{}{}{}", p.qualname, d.separator, name),
+            (None, Some(receiver)) => {
+                let owner = type_name(ts::text(receiver, text), d.path_separator);
+                if owner.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{owner}{}{name}", d.separator)
+                }
+            }
+            (None, None) => name.clone(),
+        };
+
+        let anchor = anchor(d, def.node);
+        let leading = leading(d, anchor, def.name.start_byte());
+        let (preceding, doc) = preceding(d, anchor, docs);
+        let decorators: Vec<Node> = preceding
+            .iter()
+            .chain(&leading.decorators)
+            .copied()
+            .collect();
+        let header_end = def
+            .body
+            .map_or(def.node.end_byte().max(anchor.end_byte()), |b| {
+                b.start_byte()
+            })
+            .max(leading.start);
+        let header = text.get(leading.start..header_end).unwrap_or("");
+        let first_byte = decorators.first().map_or(anchor.start_byte(), |n| {
+            n.start_byte().min(anchor.start_byte())
+        });
+        let start_line = lines.line(leading.start);
+        let doc_text = comment_text(doc.iter().map(|n| ts::text(*n, text)));
+        symbols.push(Symbol {
+            kind,
+            name,
+            qualname,
+            signature: tidy_signature(header),
+            docstring: (!doc_text.is_empty()).then_some(doc_text),
+            start_line,
+            end_line: ts::end_line(def.node).max(start_line),
+            decorated_line: lines.line(first_byte).min(start_line),
+            header_end_line: def
+                .body
+                .map_or(ts::end_line(def.node), ts::start_line)
+                .max(start_line),
+            docstring_lines: match (doc.first(), doc.last()) {
+                (Some(first), Some(last)) => Some((ts::start_line(*first), ts::end_line(*last))),
+                _ => None,
+            },
+            decorators: decorators
+                .iter()
+                .map(|n| ts::one_line(ts::text(*n, text), 200))
+                .collect(),
+            parent,
+            start_byte: first_byte,
+            end_byte: def.node.end_byte().max(anchor.end_byte()),
+            body_start: def.body.map(|b| b.start_byte()),
+        });
+    }
+    symbols
+}
+
+/// The node whose surroundings hold a definition's doc comment and decorators: the definition
+/// itself, or the wrappers around it that start on its line (`export const f = …`).
+fn anchor<'t>(d: &LanguageDescription, node: Node<'t>) -> Node<'t> {
+    let mut anchor = node;
+    while let Some(parent) = anchor.parent() {
+        if !d.wrappers.contains(&parent.kind()) {
+            break;
+        }
+        // `@decorator\nexport class C`: the decorators of the wrapper are the definition's.
+        let mut cursor = parent.walk();
+        let before: Vec<Node> = parent
+            .named_children(&mut cursor)
+            .take_while(|child| child.id() != anchor.id())
+            .filter(|child| !child.is_extra())
+            .collect();
+        let decorated = !before.is_empty()
+            && before
+                .iter()
+                .all(|child| d.decorators.contains(&child.kind()));
+        if parent.start_position().row != node.start_position().row && !decorated {
+            break;
+        }
+        anchor = parent;
+    }
+    anchor
+}
+
+/// Decorators at the start of a definition node, and where its signature starts: the first
+/// token that is neither part of a decorator nor a comment.
+struct Leading<'t> {
+    decorators: Vec<Node<'t>>,
+    start: usize,
+}
+
+fn leading<'t>(d: &LanguageDescription, anchor: Node<'t>, name_start: usize) -> Leading<'t> {
+    let mut decorators = Vec::new();
+    let mut cursor = anchor.walk();
+    // A bound on the nodes looked at: the signature starts within the first few tokens.
+    for _ in 0..4096 {
+        let node = cursor.node();
+        if node.start_byte() >= name_start {
+            return Leading {
+                decorators,
+                start: node.start_byte().min(name_start),
+            };
+        }
+        let skip = d.decorators.contains(&node.kind()) || node.is_extra();
+        if d.decorators.contains(&node.kind()) {
+            decorators.push(node);
+        }
+        if !skip {
+            if node.child_count() == 0 {
+                return Leading {
+                    decorators,
+                    start: node.start_byte(),
+                };
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        // Next node after this subtree, without leaving the anchor.
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node().id() == anchor.id() {
+                return Leading {
+                    decorators,
+                    start: name_start,
+                };
+            }
+        }
+    }
+    Leading {
+        decorators,
+        start: name_start.min(anchor.end_byte()),
+    }
+}
+
+/// Decorators written before a definition node (Rust attributes) and the doc comments right
+/// above them, both in source order.
+fn preceding<'t>(
+    d: &LanguageDescription,
+    anchor: Node<'t>,
+    docs: &Docs,
+) -> (Vec<Node<'t>>, Vec<Node<'t>>) {
+    let mut decorators = Vec::new();
+    let mut doc = Vec::new();
+    let mut next_line = ts::start_line(anchor);
+    let mut node = anchor.prev_sibling();
+    while let Some(prev) = node {
+        if ts::end_line(prev) + 1 < next_line {
+            break; // a blank line between
+        }
+        if d.decorators.contains(&prev.kind()) && doc.is_empty() {
+            decorators.push(prev);
+        } else if docs.ids.contains(&prev.id()) {
+            doc.push(prev);
+        } else {
+            break;
+        }
+        next_line = ts::start_line(prev);
+        node = prev.prev_sibling();
+    }
+    decorators.reverse();
+    doc.reverse();
+    (decorators, doc)
+}
+
+/// The text of doc comments without their markers (`///`, `//`, `/** … */`, leading `*`),
+/// blank lines at either end dropped; tool directives (`//go:generate`) left out.
+fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for raw in comments {
+        if let Some(block) = raw.strip_prefix("/*") {
+            let block = block.strip_suffix("*/").unwrap_or(block);
+            let block = block.trim_start_matches(['*', '!']);
+            for line in block.lines() {
+                let line = line.trim();
+                let line = line.strip_prefix('*').map_or(line, |l| l.trim_start());
+                lines.push(line.trim_end().to_owned());
+            }
+        } else {
+            for line in raw.lines() {
+                let line = line.trim();
+                let body = line.trim_start_matches('/');
+                let body = body.strip_prefix('!').unwrap_or(body);
+                if line.starts_with("//") && is_directive(body) {
+                    continue;
+                }
+                lines.push(body.strip_prefix(' ').unwrap_or(body).trim_end().to_owned());
+            }
+        }
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let first = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(lines.len());
+    lines[first..].join("\n")
+}
+
+/// `go:generate …`, `nolint:…`, `eslint-disable`: a comment for a tool, not a reader.
+fn is_directive(body: &str) -> bool {
+    let word: String = body
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    (!word.is_empty() && body[word.len()..].starts_with(':') && !body.starts_with(' '))
+        || body.starts_with("eslint-")
+}
+
+/// A type as written (`&'a mut Foo<T>`, `*Server[T]`, `fmt::Display`) → its plain name (`Foo`,
+/// `Server`, `Display`). Text that has no plain name (`[T]`, a tuple) stays as written.
+pub(crate) fn type_name(raw: &str, path_separator: &str) -> String {
+    let mut t = raw.trim();
+    loop {
+        let before = t;
+        t = t.trim_start_matches(['&', '*', '(', ' ']);
+        if let Some(rest) = t.strip_prefix('\'') {
+            // a lifetime: `'a `
+            t = rest.split_once(' ').map_or("", |(_, r)| r);
+        }
+        for prefix in ["mut ", "dyn ", "const ", "impl "] {
+            if let Some(rest) = t.strip_prefix(prefix) {
+                t = rest;
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    let cut = t
+        .find(['<', '[', '(', ')', ' '])
+        .filter(|&i| i > 0)
+        .unwrap_or(t.len());
+    let t = &t[..cut];
+    let t = t.rsplit(path_separator).next().unwrap_or(t);
+    let t = t.rsplit('.').next().unwrap_or(t);
+    if t.is_empty() {
+        ts::one_line(raw, 80)
+    } else {
+        t.to_owned()
+    }
+}
+
+/// A header on one line: `fn f(\n    a: u32,\n) -> u32` → `fn f(a: u32) -> u32`. A `{`
+/// left before the body is dropped.
+fn tidy_signature(header: &str) -> String {
+    let header = header.trim_end();
+    let header = header.strip_suffix('{').unwrap_or(header).trim_end();
+    let line = ts::one_line(header, MAX_SIGNATURE);
+    // `route<\n  P extends string,\n>(` → `route<P extends string>(`
+    let mut tight = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(ch) = chars.next() {
+        tight.push(ch);
+        if ch == '<' && chars.peek() == Some(&' ') && tight.len() > 1 {
+            chars.next();
+        }
+    }
+    tight
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(",)", ")")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+        .replace(",>", ">")
+}
+
+fn references(
+    d: &LanguageDescription,
+    c: &Compiled,
+    cursor: &mut QueryCursor,
+    root: Node,
+    text: &str,
+) -> Vec<(usize, Reference)> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<(usize, u8)> = HashSet::new();
+    let mut matches = cursor.matches(&c.references, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        let kind = if capture(m, c.ref_call).is_some() {
+            RefKind::Call
+        } else if capture(m, c.ref_inherit).is_some() {
+            RefKind::Inherit
+        } else {
+            continue;
+        };
+        let Some(name) = capture(m, c.ref_name) else {
+            continue;
+        };
+        // Two patterns can read the same name the same way; keep one.
+        if !seen.insert((name.id(), kind as u8)) {
+            continue;
+        }
+        let receiver = capture(m, c.ref_receiver).map(|r| receiver_text(d, ts::text(r, text)));
+        out.push((
+            name.start_byte(),
+            Reference {
+                kind,
+                name: ts::text(name, text).to_owned(),
+                receiver,
+                line: ts::start_line(name),
+                scope: None,
+            },
+        ));
+    }
+    out
+}
+
+/// A receiver as the resolver reads it: paths joined with `.`, generic arguments dropped
+/// (`Vec::<u8>` → `Vec`).
+fn receiver_text(d: &LanguageDescription, raw: &str) -> String {
+    let mut raw = if d.path_separator == "." {
+        std::borrow::Cow::Borrowed(raw)
+    } else {
+        std::borrow::Cow::Owned(raw.replace(d.path_separator, "."))
+    };
+    if raw.contains('<') && !raw.contains(char::is_whitespace) {
+        let mut depth = 0usize;
+        let mut kept = String::with_capacity(raw.len());
+        for ch in raw.chars() {
+            match ch {
+                '<' => depth += 1,
+                '>' if depth > 0 => depth -= 1,
+                _ if depth == 0 => kept.push(ch),
+                _ => {}
+            }
+        }
+        while kept.contains("..") {
+            kept = kept.replace("..", ".");
+        }
+        raw = std::borrow::Cow::Owned(kept.trim_matches('.').to_owned());
+    }
+    if raw.len() <= MAX_RECEIVER && !raw.contains(char::is_whitespace) {
+        raw.into_owned()
+    } else {
+        ts::one_line(&raw, MAX_RECEIVER)
+    }
+}
+
+fn imports(
+    d: &LanguageDescription,
+    c: &Compiled,
+    cursor: &mut QueryCursor,
+    root: Node,
+    text: &str,
+) -> Vec<(usize, Import)> {
+    let mut out = Vec::new();
+    let mut matches = cursor.matches(&c.imports, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        let Some(statement) = capture(m, c.import).or_else(|| m.captures().first().map(|c| c.node))
+        else {
+            continue;
+        };
+        let line = ts::start_line(statement);
+        let at = statement.start_byte();
+        if let (Some(tree), Some(hook)) = (capture(m, c.import_tree), d.import_tree) {
+            let mut found = Vec::new();
+            hook(tree, text, &mut found);
+            out.extend(found.into_iter().map(|mut i| {
+                i.line = line;
+                (at, i)
+            }));
+            continue;
+        }
+        let module = capture(m, c.import_module)
+            .map(|n| unquote(ts::text(n, text)))
+            .unwrap_or_default();
+        let name = if capture(m, c.import_star).is_some() {
+            Some("*".to_owned())
+        } else {
+            capture(m, c.import_name).map(|n| ts::text(n, text).to_owned())
+        };
+        let alias = capture(m, c.import_alias).map(|n| ts::text(n, text).to_owned());
+        if module.is_empty() && name.is_none() {
+            continue;
+        }
+        out.push((
+            at,
+            Import {
+                module,
+                name,
+                alias,
+                level: 0,
+                line,
+                scope: None,
+            },
+        ));
+    }
+    out.sort_by_key(|(at, i)| (*at, i.line));
+    // A statement that binds names (`import { a } from './m'`) also matches the module-only
+    // pattern (`import './m'`); the bare module is kept only when nothing else was bound.
+    let binds: HashSet<usize> = out
+        .iter()
+        .filter(|(_, i)| i.name.is_some() || i.alias.is_some())
+        .map(|(at, _)| *at)
+        .collect();
+    out.retain(|(at, i)| i.name.is_some() || i.alias.is_some() || !binds.contains(at));
+    out.dedup();
+    out
+}
+
+/// A string literal's contents (`"fmt"`, `'./a'`, `` `x` ``); other text as it is.
+fn unquote(raw: &str) -> String {
+    let t = raw.trim();
+    for q in ['"', '\'', '`'] {
+        if let Some(inner) = t.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner.to_owned();
+        }
+    }
+    t.to_owned()
+}
+
+/// For each byte, the innermost definition whose body holds it. `ranges` are the bodies of the
+/// definitions in source order, outer before inner (an empty range for one without a body).
+fn scopes(ranges: &[(usize, usize)], bytes: impl Iterator<Item = usize>) -> Vec<Option<usize>> {
+    let mut order: Vec<(usize, usize)> = bytes.enumerate().map(|(i, at)| (at, i)).collect();
+    let mut out = vec![None; order.len()];
+    order.sort_unstable();
+    // Bodies nest; visit them by start, outer first. Empty ones hold nothing.
+    let mut bodies: Vec<usize> = (0..ranges.len())
+        .filter(|&i| ranges[i].0 < ranges[i].1)
+        .collect();
+    bodies.sort_by_key(|&i| (ranges[i].0, std::cmp::Reverse(ranges[i].1), i));
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for (at, i) in order {
+        // A body holds what starts after its first byte (an import that is itself a
+        // definition, `mod name;`, belongs to the enclosing scope).
+        while let Some(&body) = bodies.get(next)
+            && ranges[body].0 < at
+        {
+            while stack
+                .last()
+                .is_some_and(|&top| ranges[top].1 <= ranges[body].0)
+            {
+                stack.pop();
+            }
+            stack.push(body);
+            next += 1;
+        }
+        while stack.last().is_some_and(|&top| ranges[top].1 <= at) {
+            stack.pop();
+        }
+        out[i] = stack.last().copied();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_lose_references_generics_and_paths() {
+        for (raw, want) in [
+            ("Foo", "Foo"),
+            ("&'a mut Foo<T>", "Foo"),
+            ("*Server[T]", "Server"),
+            ("fmt::Display", "Display"),
+            ("std::collections::HashMap<K, V>", "HashMap"),
+            ("dyn Trait + Send", "Trait"),
+            ("[T]", "[T]"),
+        ] {
+            assert_eq!(type_name(raw, "::"), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn comment_markers_are_stripped() {
+        assert_eq!(
+            comment_text(["/// First line.", "///", "/// Second."].into_iter()),
+            "First line.\n\nSecond."
+        );
+        assert_eq!(
+            comment_text(["/**\n * Adds two.\n *\n * @param a one\n */"].into_iter()),
+            "Adds two.\n\n@param a one"
+        );
+        assert_eq!(
+            comment_text(["// Foo does x.", "//go:generate stringer"].into_iter()),
+            "Foo does x."
+        );
+        assert_eq!(comment_text(["//! Crate doc."].into_iter()), "Crate doc.");
+    }
+}

@@ -1,0 +1,24 @@
+//! Java (`.java`): tree-sitter-java and the queries in `queries/java/`.
+//!
+//! Classes, records, interfaces, annotation types, enums, methods and constructors, and
+//! `static final` fields. Annotations are decorators. Imports are split at the last dot
+//! (`import a.b.C;` → module `a.b`, name `C`); the analyzer maps packages to folders.
+
+use crate::description::LanguageDescription;
+
+/// The Java description.
+pub static JAVA: LanguageDescription = LanguageDescription {
+    name: "java",
+    extensions: &["java"],
+    grammar: tree_sitter_java::LANGUAGE,
+    definitions: include_str!("../../queries/java/definitions.scm"),
+    references: include_str!("../../queries/java/references.scm"),
+    imports: include_str!("../../queries/java/imports.scm"),
+    docs: include_str!("../../queries/java/docs.scm"),
+    separator: ".",
+    path_separator: ".",
+    wrappers: &[],
+    decorators: &["marker_annotation", "annotation"],
+    import_tree: None,
+    fixup: None,
+};

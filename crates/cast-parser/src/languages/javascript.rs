@@ -1,0 +1,40 @@
+//! JavaScript (`.js .mjs .cjs .jsx`): tree-sitter-javascript and the queries in
+//! `queries/javascript/` (which TypeScript reads too).
+//!
+//! Functions bound to names count as functions (`const f = () => {}`, `exports.f = function`);
+//! `F.prototype.m = function` is the method `F.m`. Exported top-level constants are symbols.
+//! Imports keep the specifier as written (`./util`, `react`); `require(…)` is an import.
+
+use crate::description::LanguageDescription;
+
+/// Statements a definition can sit in on its first line; its doc comment is above them.
+pub(crate) const WRAPPERS: &[&str] = &[
+    "export_statement",
+    "lexical_declaration",
+    "variable_declaration",
+    "expression_statement",
+    "ambient_declaration",
+];
+
+/// The JavaScript description.
+pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
+    name: "javascript",
+    extensions: &["js", "mjs", "cjs", "jsx"],
+    grammar: tree_sitter_javascript::LANGUAGE,
+    definitions: concat!(
+        include_str!("../../queries/javascript/definitions.scm"),
+        include_str!("../../queries/javascript/js_only.scm")
+    ),
+    references: concat!(
+        include_str!("../../queries/javascript/references.scm"),
+        include_str!("../../queries/javascript/js_heritage.scm")
+    ),
+    imports: include_str!("../../queries/javascript/imports.scm"),
+    docs: include_str!("../../queries/javascript/docs.scm"),
+    separator: ".",
+    path_separator: ".",
+    wrappers: WRAPPERS,
+    decorators: &["decorator"],
+    import_tree: None,
+    fixup: None,
+};
