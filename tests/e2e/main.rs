@@ -13,3 +13,4 @@ mod skills;
 mod support;
 mod symbols;
 mod tools;
+mod workspace;
