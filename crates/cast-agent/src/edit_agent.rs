@@ -11,9 +11,8 @@ use cast_tools::tools::{ApplyOps, EditFileParams, ReadFile};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::agent::CallStatus;
 use crate::llm::{ChatRequest, Llm, Message};
-use crate::runner::{CallOutcome, ToolRunner};
+use crate::runner::{CallOutcome, CallStatus, ToolRunner};
 
 const SYSTEM: &str = "You place code edits precisely. You get a file with line numbers, what the edit should do, and a sketch of the change in which unchanged code is collapsed to `... existing code ...` comments. Answer with ONLY a JSON array of line edits, nothing else:\n[{\"start_line\": A, \"end_line\": B, \"replacement\": \"new lines\\n\"}]\nLines are 1-based in the numbered file. Lines A..B (inclusive) are replaced by `replacement` (an empty string deletes them). To insert before line A without replacing anything, use end_line = A - 1. Edits must not overlap. Keep the file's indentation.";
 

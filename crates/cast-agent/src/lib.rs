@@ -15,6 +15,7 @@
 
 pub mod agent;
 pub mod approval;
+mod clock;
 pub mod config;
 mod edit_agent;
 pub mod llm;

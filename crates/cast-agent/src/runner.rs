@@ -5,12 +5,57 @@ use std::sync::Arc;
 
 use cast_tools::tools::{FILE_EDITS, RunCommand, UndoEdit, apply_file_edits};
 use cast_tools::{
-    ChangeSummary, EditMode, ReadSummary, Registry, ToolContext, ToolError, ToolOutput, TypedTool,
+    ChangeSummary, EditMode, ReadSummary, Registry, Status, ToolContext, ToolError, ToolOutput,
+    TypedTool,
 };
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::CallStatus;
 use crate::approval::{ApprovalRequest, Approver, Decision, PendingEdit};
+
+/// How one tool call ended, as events, history and traces record it (`ok`, `refused`, `error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallStatus {
+    /// The tool did what was asked.
+    Ok,
+    /// The tool (or the sandbox, or the user) refused; nothing changed, and the text says why.
+    Refused,
+    /// The call could not run: unreadable arguments, an unknown tool, a crash.
+    Error,
+}
+
+impl CallStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallStatus::Ok => "ok",
+            CallStatus::Refused => "refused",
+            CallStatus::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for CallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Compares with the wire name (`status == "ok"`), as tests and log readers do.
+impl PartialEq<&str> for CallStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<Status> for CallStatus {
+    fn from(status: Status) -> Self {
+        match status {
+            Status::Ok => CallStatus::Ok,
+            Status::Refused => CallStatus::Refused,
+        }
+    }
+}
 
 /// What running one call gave.
 #[derive(Debug, Clone)]

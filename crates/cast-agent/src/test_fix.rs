@@ -6,8 +6,6 @@ use std::time::Duration;
 
 use cast_tools::ToolContext;
 
-use crate::agent::Stop;
-
 /// One test run.
 #[derive(Debug, Clone)]
 pub(crate) struct TestRun {
@@ -25,9 +23,9 @@ pub(crate) enum Verdict {
     Passed,
     /// The tests fail: `finish` is refused with this text; the model may try again.
     Retry(String),
-    /// The tests still fail at the last allowed attempt: `finish` is refused with this text and
-    /// the run stops.
-    GiveUp(String, Stop),
+    /// The tests still fail at the last allowed attempt: `finish` is refused with the first text
+    /// and the run stops for the reason in the second.
+    GiveUp(String, String),
 }
 
 /// The loop's state over one agent run.
@@ -56,10 +54,10 @@ impl TestFixLoop {
         } else if self.runs >= self.attempts {
             Verdict::GiveUp(
                 run.feedback.clone(),
-                Stop::TestsFailing(format!(
+                format!(
                     "`{}` still fails after {} attempts",
                     self.command, self.runs
-                )),
+                ),
             )
         } else {
             Verdict::Retry(format!(

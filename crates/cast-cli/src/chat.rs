@@ -231,7 +231,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 });
                 printed?;
                 match outcome {
-                    Some(outcome) => session.record_run(&root, line, &outcome),
+                    Some(outcome) => outcome.record_in(&mut session, &root, line),
                     None => {
                         // The step was cancelled: forget its half-finished turn, keep the rest.
                         session.messages.truncate(before);

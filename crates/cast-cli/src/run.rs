@@ -275,7 +275,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     });
     printer.finish()?;
     session.messages = messages;
-    session.record_run(&root, &args.task, &outcome);
+    outcome.record_in(&mut session, &root, &args.task);
     if let Err(e) = session.save(&root) {
         crate::output::warn(format_args!("the session could not be saved: {e}"));
     }

@@ -1,58 +1,15 @@
 //! What a run tells the outside: the events it streams, the history it records, why it stopped
 //! and what it returns.
 
-use std::time::SystemTime;
+use std::path::Path;
 
-use cast_tools::Status;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::approval::PendingEdit;
 use crate::llm::Usage;
-
-/// How one tool call ended, as events, history and traces record it (`ok`, `refused`, `error`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CallStatus {
-    /// The tool did what was asked.
-    Ok,
-    /// The tool (or the sandbox, or the user) refused; nothing changed, and the text says why.
-    Refused,
-    /// The call could not run: unreadable arguments, an unknown tool, a crash.
-    Error,
-}
-
-impl CallStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallStatus::Ok => "ok",
-            CallStatus::Refused => "refused",
-            CallStatus::Error => "error",
-        }
-    }
-}
-
-impl std::fmt::Display for CallStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Compares with the wire name (`status == "ok"`), as tests and log readers do.
-impl PartialEq<&str> for CallStatus {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl From<Status> for CallStatus {
-    fn from(status: Status) -> Self {
-        match status {
-            Status::Ok => CallStatus::Ok,
-            Status::Refused => CallStatus::Refused,
-        }
-    }
-}
+use crate::memory::Session;
+pub use crate::runner::CallStatus;
 
 /// One action the agent took: the seed's `{tool, reason, params, result, timestamp}`.
 #[derive(Debug, Clone, Serialize)]
@@ -170,14 +127,23 @@ pub struct Timings {
     pub tools: std::time::Duration,
 }
 
+impl RunOutcome {
+    /// Records this run of `task` in a session: the files it read, its steps, how it ended and
+    /// the changes the user did not approve.
+    pub fn record_in(&self, session: &mut Session, root: &Path, task: &str) {
+        for path in &self.files_read {
+            session.note_read(root, path);
+        }
+        session.tasks.push(task.to_owned());
+        session.steps += self.steps;
+        session.last_stop = Some(format!("{:?}", self.stop));
+        session.pending.extend(self.pending.iter().cloned());
+    }
+}
+
 impl Timings {
     /// Everything but waiting for the model and running tools.
     pub fn agent(&self) -> std::time::Duration {
         self.total.saturating_sub(self.model + self.tools)
     }
-}
-
-/// The current time in RFC 3339 with milliseconds: the timestamp of history entries and traces.
-pub fn now() -> String {
-    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use cast_tools::{Registry, ToolContext};
 
-pub use events::{CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings, now};
+pub use crate::clock::now;
+pub use events::{CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 
 use crate::approval::{Approver, PendingEdit};
 use crate::llm::{Llm, Message, ToolDef};

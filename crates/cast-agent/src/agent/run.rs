@@ -7,8 +7,9 @@ use cast_tools::TypedTool;
 use cast_tools::tools::{EditFile, Finish, ReadFile};
 use serde_json::Value;
 
-use super::{Agent, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings, now};
+use super::{Agent, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 use crate::approval::PendingEdit;
+use crate::clock::now;
 use crate::llm::{ChatRequest, ChatResponse, Message, ToolCall, ToolDef, Usage};
 use crate::runner::{CallOutcome, ToolRunner};
 use crate::test_fix::{TestFixLoop, Verdict};
@@ -278,8 +279,8 @@ impl<'a> Run<'a> {
         match verdict {
             Verdict::Passed => finish,
             Verdict::Retry(text) => CallOutcome::refused(text),
-            Verdict::GiveUp(text, stop) => {
-                self.stop = Some(stop);
+            Verdict::GiveUp(text, why) => {
+                self.stop = Some(Stop::TestsFailing(why));
                 CallOutcome::refused(text)
             }
         }
