@@ -15,6 +15,7 @@
 
 pub mod agent;
 pub mod approval;
+mod builder;
 mod clock;
 pub mod config;
 mod edit_agent;
@@ -27,5 +28,6 @@ mod test_fix;
 
 pub use agent::{Agent, AgentConfig, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 pub use approval::{ApprovalMode, ApprovalRequest, Approver, Decision, PendingEdit};
+pub use builder::{AgentBuilder, BuildError};
 
 pub use cast_tools;
