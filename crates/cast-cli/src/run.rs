@@ -312,6 +312,18 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
         Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
+        Event::Retry {
+            attempt,
+            attempts,
+            wait_ms,
+            reason,
+            ..
+        } => out.line(&format!(
+            "    model not answering ({reason}); retry {} of {} in {:.1} s",
+            attempt,
+            attempts - 1,
+            *wait_ms as f64 / 1000.0
+        )),
         Event::Tests {
             attempt,
             passed,
@@ -347,19 +359,12 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
         }
         Event::Final {
             response,
-            stop,
+            stop: Stop::Finished,
             steps,
             changed_files,
             ..
         } => {
-            let how = match stop {
-                Stop::Finished => format!("Finished in {steps} step(s)."),
-                Stop::StepLimit(n) => format!("Stopped at the {n}-step limit."),
-                Stop::Repeated(what) => format!("Stopped: {what}."),
-                Stop::ModelError(err) => format!("Stopped: {err}"),
-                Stop::TestsFailing(why) => format!("Stopped: {why}."),
-            };
-            out.line(&format!("\n{how}"))?;
+            out.line(&format!("\nFinished in {steps} step(s)."))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
             }
@@ -368,5 +373,8 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
             }
             out.line(&format!("\n{response}"))
         }
+        // A run that did not finish answers with why it stopped, its last actions and what
+        // changed: print that once, not a summary line saying the same first.
+        Event::Final { response, .. } => out.line(&format!("\n{response}")),
     }
 }

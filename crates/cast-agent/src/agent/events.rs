@@ -63,6 +63,17 @@ pub enum Event {
     Thought { step: usize, text: String },
     /// A piece of the model's text as it streams (only with `stream_text`).
     Delta { step: usize, text: String },
+    /// The model could not be asked this time (unreachable, busy, timed out); the request is
+    /// sent again after `wait_ms`.
+    Retry {
+        step: usize,
+        /// The attempt that failed (1 for the first).
+        attempt: u32,
+        /// Attempts allowed in all.
+        attempts: u32,
+        wait_ms: u64,
+        reason: String,
+    },
     ToolCall {
         step: usize,
         id: String,

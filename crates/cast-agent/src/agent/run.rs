@@ -4,13 +4,14 @@
 use std::time::Instant;
 
 use cast_tools::TypedTool;
-use cast_tools::tools::{EditFile, Finish, ReadFile};
-use serde_json::Value;
+use cast_tools::cast_coder::search_replace::has_file_edit_tags;
+use cast_tools::tools::{EditFile, FILE_EDITS, Finish, ReadFile};
+use serde_json::{Value, json};
 
 use super::{Agent, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 use crate::approval::PendingEdit;
 use crate::clock::now;
-use crate::llm::{ChatRequest, ChatResponse, Message, ToolCall, ToolDef, Usage};
+use crate::llm::{ChatRequest, ChatResponse, Message, Progress, ToolCall, ToolDef, Usage};
 use crate::runner::{CallOutcome, ToolRunner};
 use crate::test_fix::{TestFixLoop, Verdict};
 
@@ -97,18 +98,51 @@ impl<'a> Run<'a> {
             answer.tool_calls.clone(),
         ));
         if answer.tool_calls.is_empty() {
+            if has_file_edit_tags(&answer.content) {
+                self.apply_file_edit_reply(step, &answer.content, messages)
+                    .await;
+                return;
+            }
             // An answer without a tool call is the final answer.
             self.response = Some(answer.content);
             self.stop = Some(Stop::Finished);
             return;
         }
         for call in &answer.tool_calls {
-            self.handle_call(step, call, &answer.content, messages)
-                .await;
+            let (content, ok) = self.handle_call(step, call, &answer.content).await;
+            messages.push(Message::tool_result(call, content, !ok));
             if matches!(self.stop, Some(Stop::Repeated(_) | Stop::TestsFailing(_))) {
                 return;
             }
         }
+    }
+
+    /// A reply of `<file-edit filePath="…">` sections without a tool call (the design's reply
+    /// format, which models use in the native protocol too): applied as one change set — all
+    /// files or none, through approvals and the journal — and the result goes back to the model
+    /// as the next user message, since there is no tool call to answer.
+    async fn apply_file_edit_reply(
+        &mut self,
+        step: usize,
+        reply: &str,
+        messages: &mut Vec<Message>,
+    ) {
+        let call = ToolCall {
+            id: format!("file_edit_{step}"),
+            name: FILE_EDITS.to_owned(),
+            arguments: json!({ "reply": reply }).to_string(),
+        };
+        let prose = reply.split("<file-edit").next().unwrap_or("");
+        let prose = prose.replace("<chat>", "").replace("</chat>", "");
+        let (content, ok) = self.handle_call(step, &call, &prose).await;
+        let verdict = if ok {
+            "were applied"
+        } else {
+            "were refused; no file was changed"
+        };
+        messages.push(Message::user(format!(
+            "The <file-edit> sections of your reply {verdict}:\n{content}\nContinue the task, or call finish when it is done."
+        )));
     }
 
     /// Trims the conversation to the budget, asks the model, and reports the answer.
@@ -132,13 +166,24 @@ impl<'a> Run<'a> {
         let sink = &mut *self.sink;
         let answer = agent
             .llm
-            .chat(&request, &mut |text| {
-                if stream_text {
-                    sink(&Event::Delta {
-                        step,
-                        text: text.to_owned(),
-                    });
-                }
+            .chat(&request, &mut |progress| match progress {
+                Progress::Text(text) if stream_text => sink(&Event::Delta {
+                    step,
+                    text: text.to_owned(),
+                }),
+                Progress::Text(_) => {}
+                Progress::Retry {
+                    attempt,
+                    attempts,
+                    wait,
+                    error,
+                } => sink(&Event::Retry {
+                    step,
+                    attempt,
+                    attempts,
+                    wait_ms: wait.as_millis() as u64,
+                    reason: error.to_string(),
+                }),
             })
             .await;
         self.timings.model += asked.elapsed();
@@ -161,15 +206,10 @@ impl<'a> Run<'a> {
         Ok(answer)
     }
 
-    /// Runs one call the model made and records it everywhere: events, history, the
-    /// conversation, the files changed and read, pending changes, the test-fix loop.
-    async fn handle_call(
-        &mut self,
-        step: usize,
-        call: &ToolCall,
-        thought: &str,
-        messages: &mut Vec<Message>,
-    ) {
+    /// Runs one call the model made and records it everywhere: events, history, the files
+    /// changed and read, pending changes, the test-fix loop. Returns what to tell the model (cut
+    /// to the session's limit) and whether the call succeeded.
+    async fn handle_call(&mut self, step: usize, call: &ToolCall, thought: &str) -> (String, bool) {
         let params = call_arguments(call);
         let shown_params = params
             .clone()
@@ -257,11 +297,12 @@ impl<'a> Run<'a> {
             self.agent.config.context.max_result_chars,
             &format!("the {} result", call.name),
         );
-        messages.push(Message::tool_result(call, content, !outcome.is_ok()));
-        if call.name == Finish::NAME && outcome.is_ok() {
+        let ok = outcome.is_ok();
+        if call.name == Finish::NAME && ok {
             self.response = Some(outcome.text);
             self.stop = Some(Stop::Finished);
         }
+        (content, ok)
     }
 
     /// The test-fix loop on a `finish` after changes: a failure refuses the `finish`.
