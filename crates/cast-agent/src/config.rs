@@ -142,9 +142,10 @@ pub fn resolve(
         .or_else(|| {
             // No provider named: infer it, most specific setting first. A base URL alone means
             // the OpenAI-compatible protocol (Ollama, vLLM, llama.cpp, LM Studio all speak it).
-            if flags.base_url.is_some() {
-                Some("openai".to_owned())
-            } else if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() {
+            if flags.base_url.is_some()
+                || env("OPENAI_API_KEY").is_some()
+                || env("OPENAI_BASE_URL").is_some()
+            {
                 Some("openai".to_owned())
             } else if env("ANTHROPIC_API_KEY").is_some() || env("ANTHROPIC_BASE_URL").is_some() {
                 Some("anthropic".to_owned())
