@@ -37,8 +37,8 @@ pub struct Args {
     /// Offer `run_command` (each command is approved first in ask mode).
     #[arg(long)]
     allow_commands: bool,
-    /// Run this command before finishing when files changed (see `cast run --help`); default:
-    /// the `test_cmd` preference.
+    /// Run this command before finishing when files changed (`auto`: find the project's; see
+    /// `cast run --help`); default: the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix).
@@ -63,7 +63,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     };
     let root = builder.root().to_path_buf();
     let (session, memory) = crate::run::open_session(&root, args.resume.as_deref())?;
-    let test_cmd = crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
+    let test_cmd =
+        crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root);
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use cast_agent::{AgentBuilder, BuildError};
 
-use cast_agent::agent::{AgentConfig, Event, Stop};
+use cast_agent::agent::{AgentConfig, Event, Stop, TestsSummary};
 use cast_agent::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
 use cast_agent::config::ModelFlags;
 use cast_agent::memory::{PersistentMemory, Session};
@@ -49,7 +49,10 @@ pub struct Args {
     #[arg(long, value_name = "MODE", default_value = "auto")]
     approval: ApprovalMode,
     /// Run this command (e.g. "pytest -q") before finishing when files changed; a failure goes
-    /// back to the model, mapped onto the code, for up to 3 fix attempts.
+    /// back to the model, mapped onto the code, for up to 3 fix attempts. `auto` finds the
+    /// project's command: `cargo test` (Cargo.toml), `go test ./...` (go.mod), pytest or
+    /// unittest (Python tests), `npm test` (package.json's test script). Default: the
+    /// remembered `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix, see `cast sessions`): its conversation and
@@ -145,12 +148,25 @@ pub(crate) fn preferences(memory: Option<&PersistentMemory>) -> Vec<(String, Str
     memory.and_then(|m| m.prefs().ok()).unwrap_or_default()
 }
 
-/// `--test-cmd` when given, else the remembered `test_cmd` preference.
+/// `--test-cmd` when given, else the remembered `test_cmd` preference; `auto` is the command
+/// found from the project's files (a warning says when none is found).
 pub(crate) fn test_cmd_or_remembered(
     given: Option<String>,
     memory: Option<&PersistentMemory>,
+    root: &std::path::Path,
 ) -> Option<String> {
-    given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))
+    let cmd = given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))?;
+    if cmd.trim() != "auto" {
+        return Some(cmd);
+    }
+    let found = cast_agent::detect_test_command(root);
+    match &found {
+        Some(cmd) => crate::output::warn(format_args!("--test-cmd auto: {cmd}")),
+        None => crate::output::warn(
+            "--test-cmd auto: no test command found (no Cargo.toml, go.mod, Python tests or npm test script); changes will not be tested",
+        ),
+    }
+    found
 }
 
 /// Prints a run's events as they come, as text or as JSON lines. The first write error stops
@@ -210,7 +226,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
             .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
-        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
+        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root),
         ..AgentConfig::default()
     };
     let agent = builder
@@ -362,11 +378,15 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
             stop: Stop::Finished,
             steps,
             changed_files,
+            tests,
             ..
         } => {
             out.line(&format!("\nFinished in {steps} step(s)."))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
+            }
+            if let Some(tests) = tests_line(tests) {
+                out.line(&tests)?;
             }
             if response.is_empty() {
                 return Ok(());
@@ -377,4 +397,22 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
         // changed: print that once, not a summary line saying the same first.
         Event::Final { response, .. } => out.line(&format!("\n{response}")),
     }
+}
+
+/// What a finished run's summary says about testing its changes (`None` when nothing changed).
+fn tests_line(tests: &TestsSummary) -> Option<String> {
+    Some(match tests {
+        TestsSummary::NothingChanged => return None,
+        TestsSummary::NoCommand => {
+            "Tests: none ran (no test command; give --test-cmd CMD, or --test-cmd auto)".to_owned()
+        }
+        TestsSummary::NotRun { command } => format!("Tests: `{command}` did not run"),
+        TestsSummary::NoneCollected { command } => {
+            format!("Tests: none ran (`{command}` found no tests; nothing was checked)")
+        }
+        TestsSummary::Passed { command, runs } => format!("Tests: `{command}` passed (run {runs})"),
+        TestsSummary::Failing { command, runs } => {
+            format!("Tests: `{command}` failing after {runs} run(s)")
+        }
+    })
 }
