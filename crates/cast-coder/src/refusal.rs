@@ -112,6 +112,9 @@ pub enum Reason {
         /// Where the REPLACE text already stands in the file, if it does.
         #[serde(skip_serializing_if = "Option::is_none")]
         replace_present: Option<LineRange>,
+        /// The block allowed only an exact match (`exact_match_only`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        exact_only: bool,
     },
     /// A SEARCH block matched several places at the first tier that found it.
     Ambiguous {
@@ -337,12 +340,20 @@ impl Display for Refusal {
                 piece,
                 closest,
                 replace_present,
+                exact_only,
             } => {
                 let _ = write!(out, "The SEARCH text of {}", block_name(*block, *blocks));
                 if let Some(piece) = piece {
                     let _ = write!(out, " (its part {piece} between `...` lines)");
                 }
-                out.push_str(" was not found in the file.\n");
+                if *exact_only {
+                    out.push_str(
+                        " was not found in the file exactly (exact_match_only is set, so no \
+                         looser match is tried).\n",
+                    );
+                } else {
+                    out.push_str(" was not found in the file.\n");
+                }
                 if let Some(at) = replace_present {
                     let _ = writeln!(
                         out,

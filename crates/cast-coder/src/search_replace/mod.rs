@@ -14,7 +14,9 @@ mod tiers;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
-pub use parse::{Block, FileEditSection, has_file_edit_tags, parse_blocks, parse_reply};
+pub use parse::{
+    Block, FileEditSection, has_block_markers, has_file_edit_tags, parse_blocks, parse_reply,
+};
 pub use tiers::Tier;
 
 use crate::refusal::{Candidate, DifferingLine, LineRange, Reason, Refusal};
@@ -166,6 +168,22 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                 block.search.len(),
             ));
         }
+    }
+    if block.exact_only {
+        let trimmed_hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+        let needle: Vec<&str> = block.search.iter().map(|l| l.trim()).collect();
+        let closest = fuzzy::rank(&trimmed_hay, &needle)
+            .best
+            .filter(|b| b.similarity >= 0.5)
+            .map(|b| candidate_at(lines, &block.search, b.start, b.similarity));
+        return Err(Refusal::new(Reason::NoMatch {
+            block: index,
+            blocks: total,
+            piece: None,
+            closest,
+            replace_present: replace_present(block, lines),
+            exact_only: true,
+        }));
     }
     let elided = pieces(block).map_err(|message| {
         Refusal::malformed(
@@ -335,6 +353,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         piece,
         closest,
         replace_present: replace_present(block, lines),
+        exact_only: false,
     }))
 }
 
@@ -553,6 +572,7 @@ fn stripped_line_numbers(block: &Block) -> Option<Block> {
         search,
         replace,
         edit_line: block.edit_line,
+        exact_only: block.exact_only,
     })
 }
 
