@@ -8,10 +8,12 @@
 //!
 //! - **search-replace** ([`Format::SearchReplace`]): `------- SEARCH` / `=======` /
 //!   `+++++++ REPLACE` blocks (Aider's `<<<<<<<`/`>>>>>>>` markers too), matched through the
-//!   tiers of [`Tier`] — exact, trailing whitespace, indentation (re-applied to REPLACE),
-//!   whitespace, typographic punctuation, similarity — each requiring a unique match; `...`
+//!   tiers of [`Tier`] — exact, trailing whitespace, blank lines, indentation (re-applied to
+//!   REPLACE), whitespace, typographic punctuation, similarity (never across a renamed
+//!   definition) — each requiring a unique match (k identical blocks take k places); `...`
 //!   lines elide unchanged lines; `<file-edit filePath="…">` replies edit several files at once
-//!   ([`FileEdit::from_reply`]).
+//!   ([`FileEdit::from_reply`]); the design's JSON operation form is read too, with
+//!   `exact_match_only`.
 //! - **op** ([`Format::Op`]): JSON insert / replace / delete [`Op`]s by original line number,
 //!   in any order, applied bottom-up; overlaps and stale `old_content` are refused.
 //! - **dmp** ([`Format::Dmp`]): diff-match-patch patch text, placed exactly (with drift).

@@ -140,6 +140,22 @@ pub enum Reason {
         /// The next most similar place.
         runner_up: Candidate,
     },
+    /// The only near match (similarity tier) defines another name than SEARCH does on some
+    /// line (`def test_b` where SEARCH has `def test_a`): it is not taken as a near miss.
+    NearMatchRenames {
+        /// Which block (1-based).
+        block: usize,
+        /// How many blocks the edit has.
+        blocks: usize,
+        /// The near match.
+        closest: Candidate,
+        /// SEARCH's line.
+        wrote: String,
+        /// The file's line (1-based) and text there.
+        line: usize,
+        /// The file's line.
+        file: String,
+    },
     /// The block matched but its REPLACE text cannot be re-indented to the file's indentation.
     Reindent {
         /// Which block (1-based).
@@ -411,6 +427,27 @@ impl Display for Refusal {
                     best.similarity * 100.0,
                     runner_up.lines,
                     runner_up.similarity * 100.0
+                );
+            }
+            Reason::NearMatchRenames {
+                block,
+                blocks,
+                closest,
+                wrote,
+                line,
+                file,
+            } => {
+                let _ = write!(
+                    out,
+                    "The SEARCH text of {} is not in the file exactly. The most similar place, \
+                     {} ({:.0}% similar), is a different definition: SEARCH has {:?} where line \
+                     {line} has {:?}, and a near match never changes which definition is \
+                     edited. Copy the exact lines of the place you mean into SEARCH.",
+                    block_name(*block, *blocks),
+                    closest.lines,
+                    closest.similarity * 100.0,
+                    wrote.trim(),
+                    file.trim()
                 );
             }
             Reason::Reindent {
