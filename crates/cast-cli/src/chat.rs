@@ -73,7 +73,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         stream_text: true,
         ..AgentConfig::default()
     };
-    let system = crate::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
+    let system =
+        crate::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref(), None);
     let (agent, runtime) = crate::run::start(llm, registry, ctx, config, system)?;
     let mut trace = crate::trace::TraceWriter::create(&root, &session.id);
     let mut diffs: Vec<(String, String)> = Vec::new();

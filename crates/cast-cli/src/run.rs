@@ -131,8 +131,9 @@ pub(crate) fn system_prompt(
     ctx: &ToolContext,
     budget: usize,
     memory: Option<&PersistentMemory>,
+    task: Option<&str>,
 ) -> String {
-    let mut prompt = cast_agent::prompt::standard(registry, ctx, budget);
+    let mut prompt = cast_agent::prompt::standard_for_task(registry, ctx, budget, task);
     let prefs = memory.and_then(|m| m.prefs().ok()).unwrap_or_default();
     if !prefs.is_empty() {
         prompt
@@ -253,7 +254,14 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
         ..AgentConfig::default()
     };
-    let system = system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
+    // The map in the prompt is focused on the task the run starts with.
+    let system = system_prompt(
+        &registry,
+        &ctx,
+        config.map_budget,
+        memory.as_ref(),
+        Some(&args.task),
+    );
     let (agent, runtime) = start(llm, registry, ctx, config, system)?;
     let mut printer = EventPrinter::new(args.json);
     let mut task = args.task.clone();
