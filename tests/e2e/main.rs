@@ -6,6 +6,7 @@
 mod analyzer;
 mod apply;
 mod chat;
+mod first_contact;
 mod mcp;
 mod run;
 mod searcher;
@@ -13,3 +14,4 @@ mod skills;
 mod support;
 mod symbols;
 mod tools;
+mod workspace;

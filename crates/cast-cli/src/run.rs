@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use cast_tools::{EditMode, Registry, RegistryOptions, ToolContext};
+use cast_agent::{AgentBuilder, BuildError};
 
-use cast_agent::agent::{Agent, AgentConfig, Event, Stop};
+use cast_agent::agent::{AgentConfig, Event, Stop};
 use cast_agent::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
-use cast_agent::config::{self, ModelFlags};
+use cast_agent::config::ModelFlags;
 use cast_agent::memory::{PersistentMemory, Session};
 
 use crate::{Exit, Out};
@@ -87,85 +87,41 @@ pub struct ModelArgs {
     no_stream: bool,
 }
 
-/// The model, the tools and the workspace an agent command runs with, or `None` when no model
-/// is configured (what to set has been printed).
-pub(crate) fn setup(
+impl ModelArgs {
+    /// The flags as the agent's configuration takes them.
+    pub(crate) fn flags(&self) -> ModelFlags {
+        ModelFlags {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            protocol: self.protocol.clone(),
+            no_stream: self.no_stream,
+        }
+    }
+}
+
+/// The builder of an agent over `root` with the model of the flags, or `None` when no model is
+/// configured (what to set has been printed).
+pub(crate) fn agent_builder(
     root: &std::path::Path,
     model: &ModelArgs,
-    allow_commands: bool,
-    read_only: bool,
-) -> anyhow::Result<Option<(cast_agent::llm::Llm, Registry, ToolContext)>> {
-    let mut ctx = ToolContext::new(root)?;
-    let files = config::config_files(ctx.workspace.root())?;
-    let flags = ModelFlags {
-        provider: model.provider.clone(),
-        model: model.model.clone(),
-        base_url: model.base_url.clone(),
-        protocol: model.protocol.clone(),
-        no_stream: model.no_stream,
-    };
-    let llm = match config::resolve(&flags, &|k| std::env::var(k).ok(), &files) {
-        Ok(llm) => llm,
-        Err(err) => {
+) -> anyhow::Result<Option<AgentBuilder>> {
+    match AgentBuilder::new(root, &model.flags()) {
+        Ok(builder) => Ok(Some(builder)),
+        Err(BuildError::Model(err)) => {
             crate::output::warn(&err);
-            return Ok(None);
+            Ok(None)
         }
-    };
-    let mut registry = Registry::standard(RegistryOptions {
-        commands: allow_commands,
-    });
-    if read_only {
-        ctx.edit_mode = EditMode::ReadOnly;
-        for name in registry.names() {
-            if registry.get(name).is_some_and(|t| !t.read_only()) {
-                registry.remove(name);
-            }
-        }
+        Err(err) => Err(err.into()),
     }
-    Ok(Some((llm, registry, ctx)))
 }
 
-/// The standard system prompt with the user's remembered preferences (`/pref` in `cast chat`).
-pub(crate) fn system_prompt(
-    registry: &Registry,
-    ctx: &ToolContext,
-    budget: usize,
-    memory: Option<&PersistentMemory>,
-    task: Option<&str>,
-) -> String {
-    let mut prompt = cast_agent::prompt::standard_for_task(registry, ctx, budget, task);
-    let prefs = memory.and_then(|m| m.prefs().ok()).unwrap_or_default();
-    if !prefs.is_empty() {
-        prompt
-            .rules
-            .push_str("\n\n# The user's preferences (follow them)");
-        for (key, value) in prefs {
-            prompt.rules.push_str(&format!("\n- {key}: {value}"));
-        }
-    }
-    prompt.render()
-}
-
-/// The agent over its parts, and the async runtime it runs on.
-pub(crate) fn start(
-    llm: cast_agent::llm::Llm,
-    registry: Registry,
-    ctx: ToolContext,
-    config: AgentConfig,
-    system: String,
-) -> anyhow::Result<(Agent, tokio::runtime::Runtime)> {
-    let agent = Agent {
-        llm,
-        registry: Arc::new(registry),
-        ctx: Arc::new(ctx),
-        config,
-        system,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The async runtime agents run on.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")?;
-    Ok((agent, runtime))
+        .context("cannot start the async runtime")
 }
 
 /// The session to continue (`--resume ID`) or a new one, and the persistent memory. Memory is
@@ -182,6 +138,11 @@ pub(crate) fn open_session(
         .map_err(|e| crate::output::warn(format_args!("memory unavailable: {e}")))
         .ok();
     Ok((session, memory))
+}
+
+/// The user's remembered preferences (`/pref` in `cast chat`), for the prompt's rules.
+pub(crate) fn preferences(memory: Option<&PersistentMemory>) -> Vec<(String, String)> {
+    memory.and_then(|m| m.prefs().ok()).unwrap_or_default()
 }
 
 /// `--test-cmd` when given, else the remembered `test_cmd` preference.
@@ -224,12 +185,10 @@ impl EventPrinter {
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
-    let Some((llm, registry, ctx)) =
-        setup(&args.root, &args.model, args.allow_commands, read_only)?
-    else {
+    let Some(builder) = agent_builder(&args.root, &args.model)? else {
         return Ok(Exit::BadUsage);
     };
-    let root = ctx.workspace.root().to_path_buf();
+    let root = builder.root().to_path_buf();
     let (mut session, memory) = open_session(&root, args.resume.as_deref())?;
     let cacheable = read_only && args.resume.is_none() && !args.no_cache;
     if cacheable
@@ -254,15 +213,14 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
         ..AgentConfig::default()
     };
-    // The map in the prompt is focused on the task the run starts with.
-    let system = system_prompt(
-        &registry,
-        &ctx,
-        config.map_budget,
-        memory.as_ref(),
-        Some(&args.task),
-    );
-    let (agent, runtime) = start(llm, registry, ctx, config, system)?;
+    let agent = builder
+        .allow_commands(args.allow_commands)
+        .read_only(read_only)
+        .config(config)
+        .preferences(preferences(memory.as_ref()))
+        .task(&args.task)
+        .build();
+    let runtime = runtime()?;
     let mut printer = EventPrinter::new(args.json);
     let mut task = args.task.clone();
     if let Some(note) = session.refresh_note(
@@ -283,7 +241,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     });
     printer.finish()?;
     session.messages = messages;
-    session.record_run(&root, &args.task, &outcome);
+    outcome.record_in(&mut session, &root, &args.task);
     if let Err(e) = session.save(&root) {
         crate::output::warn(format_args!("the session could not be saved: {e}"));
     }
@@ -355,6 +313,18 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
         Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
+        Event::Retry {
+            attempt,
+            attempts,
+            wait_ms,
+            reason,
+            ..
+        } => out.line(&format!(
+            "    model not answering ({reason}); retry {} of {} in {:.1} s",
+            attempt,
+            attempts - 1,
+            *wait_ms as f64 / 1000.0
+        )),
         Event::Tests {
             attempt,
             passed,
@@ -390,19 +360,12 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
         }
         Event::Final {
             response,
-            stop,
+            stop: Stop::Finished,
             steps,
             changed_files,
             ..
         } => {
-            let how = match stop {
-                Stop::Finished => format!("Finished in {steps} step(s)."),
-                Stop::StepLimit(n) => format!("Stopped at the {n}-step limit."),
-                Stop::Repeated(what) => format!("Stopped: {what}."),
-                Stop::ModelError(err) => format!("Stopped: {err}"),
-                Stop::TestsFailing(why) => format!("Stopped: {why}."),
-            };
-            out.line(&format!("\n{how}"))?;
+            out.line(&format!("\nFinished in {steps} step(s)."))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
             }
@@ -411,5 +374,8 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
             }
             out.line(&format!("\n{response}"))
         }
+        // A run that did not finish answers with why it stopped, its last actions and what
+        // changed: print that once, not a summary line saying the same first.
+        Event::Final { response, .. } => out.line(&format!("\n{response}")),
     }
 }

@@ -63,7 +63,7 @@ impl TypedTool for AnalyzeRepository {
     type Params = AnalyzeRepositoryParams;
     const NAME: &'static str = "analyze_repository";
     const READ_ONLY: bool = true;
-    const DESCRIPTION: &'static str = "Get a map of the whole code base within a token budget: its folders, the most important classes and functions (ranked by how much the code uses them, with signatures), what imports what, and one-line module descriptions. Call it first on an unfamiliar repository. With a trace (a traceback or test output), the map centres on the code that ran.";
+    const DESCRIPTION: &'static str = "Get a map of the whole code base within a token budget: its folders, the most important classes and functions (ranked by how much the code uses them, with signatures), what imports what, and one-line module descriptions. Call it first on an unfamiliar repository. With a trace (a traceback or test output), the map centres on the code that ran; with a focus (the task in words), on the code the task is about.";
 
     fn run(&self, ctx: &ToolContext, p: AnalyzeRepositoryParams) -> Result<ToolOutput, ToolError> {
         let trace = match p.trace.as_deref().map(str::trim) {
@@ -102,6 +102,21 @@ impl TypedTool for AnalyzeRepository {
             Err(e) => answer_error(ctx, Self::NAME, e),
         }
     }
+}
+
+/// The map of the code a trace (test output, a traceback) ran through, within `budget` tokens;
+/// `None` when the trace names no indexed code, or cannot be read, or the index cannot be
+/// opened. The agent's test-fix loop shows it with a failing test run.
+pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String> {
+    let trace = cast_analyzer::trace::parse_trace(trace).ok()?;
+    let index = open_index(ctx, AnalyzeRepository::NAME).ok()?;
+    let options = MapOptions {
+        budget: budget.max(100),
+        trace: Some(trace),
+        focus: None,
+    };
+    let map = index.map(&options).ok()?;
+    map.traced.then(|| map.render())
 }
 
 /// A trace given inline (several lines), or the text of the workspace file a single line names.
