@@ -8,6 +8,7 @@ mod apply;
 mod chat;
 mod mcp;
 mod run;
+mod sandbox;
 mod searcher;
 mod skills;
 mod support;

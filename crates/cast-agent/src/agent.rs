@@ -91,6 +91,8 @@ pub enum Event {
         root: String,
         task: String,
         tools: Vec<String>,
+        /// The command sandbox's mode (`read-only`, `workspace-write`, `danger-full-access`).
+        sandbox: String,
     },
     /// The model answered: the estimated prompt size, the tokens the provider counted, and how
     /// long the answer took.
@@ -295,6 +297,7 @@ impl Agent {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            sandbox: self.ctx.sandbox.mode.to_string(),
         });
         messages.push(Message::user(task));
         let tools = self.tool_defs();
@@ -665,20 +668,17 @@ impl Agent {
     /// Runs the test command; on failure the feedback holds its output and the code the
     /// failure ran through (the analyzer's trace map).
     async fn run_tests(&self, cmd: &str, attempt: usize) -> (bool, String) {
-        let root = self.ctx.workspace.root().to_path_buf();
+        let ctx = Arc::clone(&self.ctx);
         let command = cmd.to_owned();
         let limit = std::time::Duration::from_secs(self.ctx.max_command_seconds.max(1));
         let result = tokio::task::spawn_blocking(move || {
-            cast_tools::tools::run_shell(&root, &command, limit)
+            cast_tools::tools::run_shell(&ctx.sandbox, ctx.workspace.root(), &command, limit)
         })
         .await;
         let result = match result {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => {
-                return (
-                    false,
-                    format!("The test command `{cmd}` could not start: {e}"),
-                );
+                return (false, format!("The test command `{cmd}` was not run: {e}"));
             }
             Err(e) => return (false, format!("The test command `{cmd}` crashed: {e}")),
         };
@@ -695,6 +695,10 @@ impl Agent {
                 (false, None) => "killed".to_owned(),
             }
         );
+        if let Some(note) = &result.sandbox_note {
+            feedback.push_str(note);
+            feedback.push('\n');
+        }
         let map_call = ToolCall {
             id: String::new(),
             name: "analyze_repository".to_owned(),

@@ -33,9 +33,12 @@ pub struct Args {
     /// `ask` (show each change and apply it on yes), `auto` or `read-only`.
     #[arg(long, value_name = "MODE", default_value = "ask")]
     approval: ApprovalMode,
-    /// Offer `run_command` (each command is approved first in ask mode).
+    /// Offer `run_command` (each command is approved first in ask mode, and runs confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
     /// Run this command before finishing when files changed (see `cast run --help`); default:
     /// the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
@@ -57,8 +60,13 @@ Ctrl-C cancels the current step; the session is kept.";
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.approval == ApprovalMode::ReadOnly;
-    let Some((llm, registry, ctx)) =
-        setup(&args.root, &args.model, args.allow_commands, read_only)?
+    let Some((llm, registry, ctx)) = setup(
+        &args.root,
+        &args.model,
+        &args.sandbox,
+        args.allow_commands,
+        read_only,
+    )?
     else {
         return Ok(Exit::BadUsage);
     };
@@ -78,9 +86,10 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let mut trace = crate::trace::TraceWriter::create(&root, &session.id);
     let mut diffs: Vec<(String, String)> = Vec::new();
     out.line(&format!(
-        "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
+        "cast chat · {} · {} · sandbox {} · session {}\n/help for commands, Ctrl-D to leave.",
         agent.llm.describe(),
         root.display(),
+        agent.ctx.sandbox.mode,
         session.id
     ))?;
     let stdin = std::io::stdin();

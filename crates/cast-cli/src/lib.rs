@@ -18,6 +18,7 @@ mod mcp;
 mod output;
 mod read;
 mod run;
+mod sandbox;
 mod sessions;
 mod show;
 mod skeleton;
@@ -77,6 +78,9 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    if let Some(code) = sandbox::dispatch_helper() {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

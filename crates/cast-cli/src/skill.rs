@@ -78,6 +78,8 @@ struct SkillRunArgs {
     /// One JSON event per line, then a `report` event.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn text2agent(args: Text2AgentArgs, out: &mut Out) -> anyhow::Result<Exit> {
@@ -237,9 +239,16 @@ fn run_skill(
     out: &mut Out,
 ) -> anyhow::Result<Exit> {
     let json = run.json;
-    let Some((llm, mut registry, ctx)) = setup(root, &run.model, false, false)? else {
+    let Some((llm, mut registry, ctx)) = setup(root, &run.model, &run.sandbox, false, false)?
+    else {
         return Ok(Exit::BadUsage);
     };
+    if let Err(err) = ctx.sandbox.check() {
+        // The validation could never run: refuse before the model is asked.
+        crate::output::warn(format_args!("the validation cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
+    let sandbox = ctx.sandbox.clone();
     for name in registry.names() {
         if !skill.tools.contains(&name) {
             registry.remove(name);
@@ -273,7 +282,7 @@ fn run_skill(
             .await
     });
     printer.finish()?;
-    let (validated, output) = skills::validate(root);
+    let (validated, output) = skills::validate(&sandbox, root);
     let diff: String = diffs
         .iter()
         .map(|(_, d)| d.as_str())

@@ -16,12 +16,16 @@ pub(crate) struct HelperArgs {
 }
 
 impl HelperArgs {
-    pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Self, ConfinementError> {
+    pub(crate) fn parse(
+        args: impl IntoIterator<Item = OsString>,
+    ) -> Result<Self, ConfinementError> {
         let bad = |what: &str| ConfinementError::HelperArgs(what.to_owned());
         let mut args = args.into_iter();
         let (mut scope, mut root, mut temp) = (None, None, None);
         loop {
-            let flag = args.next().ok_or_else(|| bad("no `--` before the command"))?;
+            let flag = args
+                .next()
+                .ok_or_else(|| bad("no `--` before the command"))?;
             if flag == "--" {
                 break;
             }
@@ -92,23 +96,47 @@ mod tests {
     #[test]
     fn parses_the_protocol() {
         let parsed = HelperArgs::parse(os(&[
-            "--scope", "workspace", "--root", "/w", "--temp", "/t", "--", "sh", "-c", "true",
+            "--scope",
+            "workspace",
+            "--root",
+            "/w",
+            "--temp",
+            "/t",
+            "--",
+            "sh",
+            "-c",
+            "true",
         ]))
         .unwrap();
         assert_eq!(parsed.scope, WriteScope::Workspace);
-        assert_eq!((parsed.program.as_os_str(), parsed.args.len()), ("sh".as_ref(), 2));
+        assert_eq!(
+            (parsed.program.as_os_str(), parsed.args.len()),
+            ("sh".as_ref(), 2)
+        );
     }
 
     #[test]
     fn refuses_incomplete_arguments() {
         for args in [
             &["--scope", "workspace", "--root", "/w", "--", "sh"][..],
-            &["--scope", "everything", "--root", "/w", "--temp", "/t", "--", "sh"],
+            &[
+                "--scope",
+                "everything",
+                "--root",
+                "/w",
+                "--temp",
+                "/t",
+                "--",
+                "sh",
+            ],
             &["--scope", "workspace", "--root", "/w", "--temp", "/t", "--"],
             &["--scope", "workspace", "--root", "/w", "--temp", "/t", "sh"],
         ] {
             assert!(
-                matches!(HelperArgs::parse(os(args)), Err(ConfinementError::HelperArgs(_))),
+                matches!(
+                    HelperArgs::parse(os(args)),
+                    Err(ConfinementError::HelperArgs(_))
+                ),
                 "{args:?}"
             );
         }

@@ -238,7 +238,10 @@ mod tests {
         let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, None);
         let err = sandbox.command(dir.path(), "true", [""; 0]).unwrap_err();
         assert!(
-            matches!(err, ConfinementError::NoHelper { .. } | ConfinementError::Unsupported { .. }),
+            matches!(
+                err,
+                ConfinementError::NoHelper { .. } | ConfinementError::Unsupported { .. }
+            ),
             "{err}"
         );
     }
@@ -261,7 +264,10 @@ mod tests {
             helper: Some(Helper::new("/bin/false")),
             simulate: Some(Simulate::NoLandlock),
         };
-        let err = sandbox.command(dir.path(), "true", [""; 0]).unwrap_err().to_string();
+        let err = sandbox
+            .command(dir.path(), "true", [""; 0])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("does not offer Landlock"), "{err}");
         assert!(err.contains("--sandbox danger-full-access"), "{err}");
     }

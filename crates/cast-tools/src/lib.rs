@@ -37,6 +37,7 @@ pub mod tools;
 pub use cast_analyzer;
 pub use cast_coder;
 pub use cast_parser;
+pub use cast_sandbox;
 pub use cast_searcher;
 
 pub use context::{DEFAULT_MAX_OUTPUT_BYTES, EditMode, ToolContext};

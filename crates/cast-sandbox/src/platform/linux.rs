@@ -89,7 +89,9 @@ pub(crate) fn confine(scope: WriteScope, root: &Path, temp: &Path) -> Result<(),
         .and_then(|r| r.restrict_self().map_err(|e| e.to_string()))
         .map_err(failed("landlock"))?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        return Err(failed("landlock")("the kernel did not enforce the ruleset".to_owned()));
+        return Err(failed("landlock")(
+            "the kernel did not enforce the ruleset".to_owned(),
+        ));
     }
     deny_network_sockets()
 }
@@ -118,8 +120,14 @@ fn protect_with_mount_namespace(root: &Path) -> Result<bool, ConfinementError> {
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|e| err(format!("making mounts private: {e}")))?;
     for path in &protected {
-        mount(Some(path), path, none, MsFlags::MS_BIND | MsFlags::MS_REC, none)
-            .map_err(|e| err(format!("binding {}: {e}", path.display())))?;
+        mount(
+            Some(path),
+            path,
+            none,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            none,
+        )
+        .map_err(|e| err(format!("binding {}: {e}", path.display())))?;
         // A remount must keep the flags the kernel locked on the original mount.
         let kept = statvfs(path)
             .map(|s| locked_flags(s.flags()))
@@ -166,12 +174,17 @@ fn ruleset(scope: WriteScope, root: &Path, temp: &Path) -> Result<RulesetCreated
         .map_err(text)?
         .create()
         .map_err(text)?
-        .add_rule(PathBeneath::new(path_fd(Path::new("/"))?, AccessFs::from_read(ABI_USED)))
+        .add_rule(PathBeneath::new(
+            path_fd(Path::new("/"))?,
+            AccessFs::from_read(ABI_USED),
+        ))
         .map_err(text)?
         .add_rule(PathBeneath::new(path_fd(temp)?, all))
         .map_err(text)?;
     if let Ok(null) = PathFd::new("/dev/null") {
-        ruleset = ruleset.add_rule(PathBeneath::new(null, file)).map_err(text)?;
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(null, file))
+            .map_err(text)?;
     }
     match scope {
         WriteScope::TempOnly => {}
@@ -232,8 +245,13 @@ fn deny_network_sockets() -> Result<(), ConfinementError> {
     let err = failed("seccomp");
     let arch = seccomp_arch().ok_or_else(|| err("unsupported architecture".to_owned()))?;
     let not_unix = SeccompRule::new(vec![
-        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
-            .map_err(|e| err(e.to_string()))?,
+        SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )
+        .map_err(|e| err(e.to_string()))?,
     ])
     .map_err(|e| err(e.to_string()))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
@@ -243,7 +261,11 @@ fn deny_network_sockets() -> Result<(), ConfinementError> {
     for offset in syscall_number_offsets() {
         deny(offset + libc::SYS_socket, Some(&not_unix));
         deny(offset + libc::SYS_socketpair, Some(&not_unix));
-        for nr in [libc::SYS_io_uring_setup, libc::SYS_io_uring_enter, libc::SYS_io_uring_register] {
+        for nr in [
+            libc::SYS_io_uring_setup,
+            libc::SYS_io_uring_enter,
+            libc::SYS_io_uring_register,
+        ] {
             deny(offset + nr, None);
         }
     }
@@ -254,7 +276,9 @@ fn deny_network_sockets() -> Result<(), ConfinementError> {
         arch,
     )
     .map_err(|e| err(e.to_string()))?;
-    let program: BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| err(e.to_string()))?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| err(e.to_string()))?;
     seccompiler::apply_filter(&program).map_err(|e| err(e.to_string()))
 }
 
