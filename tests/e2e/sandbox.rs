@@ -51,7 +51,8 @@ impl World {
         let out = self.outside.display();
         let tcp = self.tcp.local_addr().unwrap().port();
         let udp = self.udp.local_addr().unwrap().port();
-        let py = |code: String| format!("sh -c 'python3 -c \"{code}\"'");
+        // Python's quotes are written `'` here and become `\"` inside `sh -c '…'`.
+        let py = |code: String| format!("sh -c 'python3 -c \"{}\"'", code.replace('\'', "\\\""));
         vec![
             ("write-root", "echo made > made.txt".to_owned()),
             (
@@ -321,11 +322,12 @@ fn without_landlock_commands_are_refused_with_how_to_choose_off() {
 #[test]
 fn the_mode_comes_from_the_flag_then_the_environment_then_the_config() {
     let world = World::new();
-    let mode_of = |cmd: &mut assert_cmd::Command| -> Value {
+    let mode_of = |cmd: &mut assert_cmd::Command, flags: &[&str]| -> Value {
         let out = cmd
             .args(["tool", "run_command", "--allow-commands", "--root"])
             .arg(&world.root)
             .args(["--args", r#"{"command": "true"}"#])
+            .args(flags)
             .output()
             .unwrap();
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["data"]["sandbox"].clone()
@@ -344,16 +346,15 @@ fn the_mode_comes_from_the_flag_then_the_environment_then_the_config() {
             .env("XDG_CONFIG_HOME", home.path().join(".config"));
         cmd
     };
-    assert_eq!(mode_of(&mut with_home()), "danger-full-access");
+    assert_eq!(mode_of(&mut with_home(), &[]), "danger-full-access");
     assert_eq!(
-        mode_of(with_home().env("CAST_SANDBOX", "read-only")),
+        mode_of(with_home().env("CAST_SANDBOX", "read-only"), &[]),
         "read-only"
     );
     assert_eq!(
         mode_of(
-            with_home()
-                .env("CAST_SANDBOX", "read-only")
-                .args(["--sandbox", "workspace-write"])
+            with_home().env("CAST_SANDBOX", "read-only"),
+            &["--sandbox", "workspace-write"]
         ),
         "workspace-write"
     );
@@ -363,7 +364,7 @@ fn the_mode_comes_from_the_flag_then_the_environment_then_the_config() {
         "[sandbox]\nmode = \"read-only\"\n",
     )
     .unwrap();
-    assert_eq!(mode_of(&mut with_home()), "read-only");
+    assert_eq!(mode_of(&mut with_home(), &[]), "read-only");
     std::fs::write(
         world.root.join(".cast/config.toml"),
         "[sandbox]\nmode = \"danger-full-access\"\n",
