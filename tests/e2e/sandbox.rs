@@ -339,7 +339,7 @@ fn the_mode_comes_from_the_flag_then_the_environment_then_the_config() {
         "[sandbox]\nmode = \"danger-full-access\"\n",
     )
     .unwrap();
-    let mut with_home = || {
+    let with_home = || {
         let mut cmd = cast();
         sandbox_env(&mut cmd)
             .env("HOME", home.path())

@@ -1,6 +1,9 @@
 //! The helper binary confining real commands on this kernel (Linux with Landlock ABI 3+; the
 //! tests fail, rather than pass unchecked, where the kernel cannot confine).
 
+// Tests may unwrap: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::net::{TcpListener, UdpSocket};
 use std::path::Path;
 
