@@ -14,3 +14,4 @@ mod skills;
 mod support;
 mod symbols;
 mod tools;
+mod workspace;

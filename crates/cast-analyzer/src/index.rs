@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, UNIX_EPOCH};
 
-use cast_parser::{ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions};
+use cast_parser::{
+    DEFAULT_MAX_FILESIZE, ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions,
+};
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -486,7 +488,8 @@ impl Index {
             hidden,
             no_ignore,
             follow_links,
-            max_filesize,
+            max_filesize: Some(max_filesize),
+            ..WalkOptions::default()
         })
     }
 
@@ -636,7 +639,7 @@ impl Index {
 
         report.phases.walk = lap(&mut phase);
         let total = to_read.len();
-        let max = walk.max_filesize;
+        let max = walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE);
         let registry = &self.registry;
         let mut structure_changed = false;
         let mut parsed_ids: Vec<i64> = Vec::new();
@@ -801,7 +804,7 @@ impl Index {
             u8::from(walk.hidden),
             u8::from(walk.no_ignore),
             u8::from(walk.follow_links),
-            walk.max_filesize
+            walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE)
         );
         store::set_meta(conn, "walk", walk_text.as_bytes()).map_err(&err)?;
         store::set_meta(conn, "complete", b"1").map_err(&err)?;

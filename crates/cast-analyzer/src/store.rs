@@ -6,6 +6,7 @@
 //! with another version, a foreign file, a corrupt file or an unfinished build is rebuilt from
 //! scratch, never trusted.
 
+use cast_workspace::{STATE_DIR, StateDir};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -69,7 +70,7 @@ pub(crate) const FLAG_SKIPPED: i64 = 4;
 
 /// Where the index of `root` lives by default.
 pub fn default_db_path(root: &Path) -> PathBuf {
-    root.join(".cast").join("index.sqlite")
+    StateDir::of(root).join("index.sqlite")
 }
 
 pub(crate) fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> AnalyzerError + '_ {
@@ -87,7 +88,7 @@ pub(crate) fn is_corruption(err: &rusqlite::Error) -> bool {
     )
 }
 
-/// Creates `.cast/` with its `.gitignore` when the database goes there.
+/// Creates the database's folder; when that is a workspace's `.cast/`, with its `.gitignore`.
 fn prepare_folder(db: &Path) -> Result<()> {
     let Some(dir) = db.parent() else {
         return Ok(());
@@ -95,19 +96,21 @@ fn prepare_folder(db: &Path) -> Result<()> {
     if dir.as_os_str().is_empty() {
         return Ok(());
     }
-    let created = !dir.exists();
+    if dir.file_name().is_some_and(|n| n == STATE_DIR)
+        && let Some(root) = dir.parent()
+    {
+        StateDir::of(root)
+            .ensure()
+            .map_err(|e| AnalyzerError::CreateDir {
+                path: e.path,
+                source: e.source,
+            })?;
+        return Ok(());
+    }
     std::fs::create_dir_all(dir).map_err(|source| AnalyzerError::CreateDir {
         path: dir.to_path_buf(),
         source,
-    })?;
-    let ignore = dir.join(".gitignore");
-    if (created || dir.file_name().is_some_and(|n| n == ".cast")) && !ignore.exists() {
-        std::fs::write(&ignore, "*\n").map_err(|source| AnalyzerError::CreateDir {
-            path: ignore.clone(),
-            source,
-        })?;
-    }
-    Ok(())
+    })
 }
 
 fn connect(db: &Path) -> rusqlite::Result<Connection> {

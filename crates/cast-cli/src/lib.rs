@@ -28,6 +28,7 @@ mod tool;
 mod tools;
 mod trace;
 mod undo;
+mod walk_args;
 
 use std::process::ExitCode;
 

@@ -1,5 +1,6 @@
 //! Applying edits to files of a workspace: plan all, write all (atomically, journaled) or none.
 
+use cast_workspace::StateDir;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -378,7 +379,7 @@ impl Coder {
 pub fn find_root(start: &Path) -> PathBuf {
     let mut dir = Some(start);
     while let Some(d) = dir {
-        if d.join(".git").exists() || d.join(".cast").is_dir() {
+        if d.join(".git").exists() || StateDir::of(d).path().is_dir() {
             return d.to_owned();
         }
         dir = d.parent();

@@ -274,9 +274,7 @@ pub fn matcher(query: &str, options: &GrepOptions) -> Result<RegexMatcher, Searc
 pub fn grep(root: &Path, query: &str, options: &GrepOptions) -> Result<GrepResult, SearchError> {
     crate::walk::check_root(root)?;
     let matcher = matcher(query, options)?;
-    let builder = options
-        .walk
-        .builder(root, &options.include, &options.exclude)?;
+    let builder = crate::walk::builder(&options.walk, root, &options.include, &options.exclude)?;
     let config = SearchConfig {
         context: options.context,
         per_file_limit: None,

@@ -39,6 +39,7 @@ mod read;
 mod text;
 mod walk;
 
+pub use cast_workspace::{WalkOptions, path_order, relative};
 pub use error::SearchError;
 pub use find::{
     DEFAULT_FILE_MAX_RESULTS, FindFilesOptions, FindFilesResult, GlobOptions, GlobResult,
@@ -56,4 +57,3 @@ pub use read::{
     ReadOptions, ReadResult, read,
 };
 pub use text::{DEFAULT_MAX_LINE_BYTES, grouped, human_size, line_text};
-pub use walk::{WalkOptions, path_order, relative};

@@ -1,6 +1,7 @@
 //! Sessions: every run belongs to one, saved at `ROOT/.cast/sessions/ID.json` so `--resume ID`
 //! continues it with its turns and the files it read (re-read when they changed since).
 
+use cast_workspace::StateDir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -61,7 +62,7 @@ pub struct SessionSummary {
 }
 
 fn sessions_dir(root: &Path) -> PathBuf {
-    root.join(".cast").join("sessions")
+    StateDir::of(root).join("sessions")
 }
 
 fn seen(path: &Path) -> Option<FileSeen> {
@@ -178,12 +179,9 @@ impl Session {
             path: path.clone(),
             reason,
         };
-        let dir = sessions_dir(root);
-        std::fs::create_dir_all(&dir).map_err(|e| bad(e.to_string()))?;
-        let cast_dir = root.join(".cast");
-        if !cast_dir.join(".gitignore").exists() {
-            let _ = std::fs::write(cast_dir.join(".gitignore"), "*\n");
-        }
+        let dir = StateDir::of(root)
+            .ensure_subdir("sessions")
+            .map_err(|e| bad(e.to_string()))?;
         let text = serde_json::to_string_pretty(self).map_err(|e| bad(e.to_string()))?;
         let tmp = dir.join(format!(".{}.json.tmp", self.id));
         std::fs::write(&tmp, text).map_err(|e| bad(e.to_string()))?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cast_agent::llm::{Anthropic, Http, Llm, OpenAi, Provider, RetryPolicy};
 use cast_agent::{Agent, AgentConfig, Event, RunOutcome, Stop};
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer};
 use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::{Value, json};
 
