@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::str::FromStr;
 
+use cast_workspace::{STATE_DIR, StateDir};
+
 use crate::{ConfinementError, SandboxMode, WriteScope, platform};
 
 /// The program that confines itself and then runs the command: any binary whose `main` hands
@@ -81,8 +83,9 @@ impl SandboxedCommand {
     }
 }
 
-/// The names a confined command may never write, relative to the workspace root.
-pub const PROTECTED: [&str; 2] = [".git", ".cast"];
+/// The names a confined command may never write, relative to the workspace root: Git's
+/// database (its hooks run outside any sandbox) and CAST's state (its config chooses the mode).
+pub const PROTECTED: [&str; 2] = [".git", STATE_DIR];
 
 impl Sandbox {
     /// A policy in `mode`, confined by `helper`.
@@ -150,7 +153,8 @@ impl Sandbox {
             });
         };
         if scope != WriteScope::TempOnly {
-            ensure_state_folder(root);
+            // Best effort: a root where it cannot be made is one the command cannot write either.
+            let _ = StateDir::of(root).ensure();
         }
         let parent = std::env::temp_dir();
         let temp = tempfile::Builder::new()
@@ -181,14 +185,6 @@ impl Sandbox {
             scope: Some(scope),
             temp: Some(temp),
         })
-    }
-}
-
-/// Creates `root/.cast/` (ignored by Git, as CAST's other state) when it is missing.
-fn ensure_state_folder(root: &Path) {
-    let dir = root.join(".cast");
-    if std::fs::symlink_metadata(&dir).is_err() && std::fs::create_dir(&dir).is_ok() {
-        let _ = std::fs::write(dir.join(".gitignore"), "*\n");
     }
 }
 
