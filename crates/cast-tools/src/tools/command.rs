@@ -167,18 +167,24 @@ fn wait_with_timeout(
         .stderr
         .take()
         .map(|s| std::thread::spawn(move || drain(s)));
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if started.elapsed() >= timeout {
-            timed_out = true;
-            kill_group(&mut child);
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    // Wait on a thread, so the command's end is seen at once (no polling interval in every
+    // command's time), and kill its process group if the timeout comes first.
+    let pid = child.id();
+    let (ended, wait) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = ended.send(());
+        status
+    });
+    let left = timeout.saturating_sub(started.elapsed());
+    let timed_out = matches!(
+        wait.recv_timeout(left),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+    );
+    if timed_out {
+        kill_group(pid);
+    }
+    let status = waiter.join().ok().and_then(Result::ok);
     let join = |h: Option<std::thread::JoinHandle<String>>| {
         h.and_then(|h| h.join().ok()).unwrap_or_default()
     };
@@ -191,17 +197,14 @@ fn wait_with_timeout(
     Ok((exit_code, timed_out, stdout, stderr))
 }
 
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        // The group id equals the child's pid (process_group(0)); `kill -KILL -PGID` ends it all.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill();
+/// Kills the process group `pid` leads (`process_group(0)` made the command its leader), so
+/// what the command started dies with it.
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// Reads a stream to its end, keeping the last [`KEEP_BYTES`] bytes.
