@@ -15,6 +15,11 @@ mode, median and 90th percentile, in milliseconds, with the median's extra over
 `workspace-write (no userns)` is the fallback without user namespaces
 (CAST_SANDBOX_SIMULATE=no-userns). The load (`uptime`) is printed before and after.
 
+A second table isolates the helper: `sh -c true` started directly, through `cast __sandbox-exec`
+(what CAST uses) and through the crate's small standalone `cast-sandbox` binary (when
+target/release/cast-sandbox exists: `cargo build --release -p cast-sandbox`), each in the
+workspace scope, wall time from here, same interleaving.
+
     python3 bench/command_sandbox.py [--cast target/release/cast] [--rounds 200]
 """
 
@@ -83,6 +88,32 @@ def main():
         sm, cm = statistics.median(spawn[name]), statistics.median(call[name])
         print(f"{name:30} {sm:9.2f} {p90(spawn[name]):6.2f} {sm - base_spawn:+7.2f}   "
               f"{cm:8.2f} {p90(call[name]):6.2f} {cm - base_call:+7.2f}")
+    helper_table(args.cast, args.rounds)
+
+
+def helper_table(cast, rounds):
+    helper = os.path.join(os.path.dirname(cast), "cast-sandbox")
+    with tempfile.TemporaryDirectory() as tmp:
+        root, temp = os.path.join(tmp, "ws"), os.path.join(tmp, "t")
+        for d in (os.path.join(root, ".git"), os.path.join(root, ".cast"), temp):
+            os.makedirs(d)
+        protocol = ["--scope", "workspace", "--root", root, "--temp", temp, "--"]
+        ways = [("sh -c true (direct)", ["sh", "-c", "true"]),
+                ("cast __sandbox-exec", [cast, "__sandbox-exec"] + protocol + ["sh", "-c", "true"])]
+        if os.path.exists(helper):
+            ways.append(("cast-sandbox (standalone)", [helper] + protocol + ["sh", "-c", "true"]))
+        times = {name: [] for name, _ in ways}
+        for _ in range(rounds):
+            for name, argv in ways:
+                started = time.perf_counter()
+                subprocess.run(argv, cwd=root, check=True)
+                times[name].append((time.perf_counter() - started) * 1000)
+    base = statistics.median(times[ways[0][0]])
+    print(f"\nthe helper alone, {rounds} rounds; milliseconds")
+    print(f"{'how':30} {'median':>9} {'p90':>6} {'extra':>7}")
+    for name, _ in ways:
+        m = statistics.median(times[name])
+        print(f"{name:30} {m:9.2f} {p90(times[name]):6.2f} {m - base:+7.2f}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 mod analyzer;
 mod apply;
 mod chat;
+mod first_contact;
 mod mcp;
 mod run;
 mod sandbox;

@@ -160,10 +160,17 @@ pub fn resolve(
         .or_else(|| env("CAST_PROVIDER"))
         .or_else(|| file(&|m| m.provider.clone()))
         .or_else(|| {
-            if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() {
+            // No provider named: infer it, most specific setting first. A base URL alone means
+            // the OpenAI-compatible protocol (Ollama, vLLM, llama.cpp, LM Studio all speak it).
+            if flags.base_url.is_some()
+                || env("OPENAI_API_KEY").is_some()
+                || env("OPENAI_BASE_URL").is_some()
+            {
                 Some("openai".to_owned())
-            } else if env("ANTHROPIC_API_KEY").is_some() {
+            } else if env("ANTHROPIC_API_KEY").is_some() || env("ANTHROPIC_BASE_URL").is_some() {
                 Some("anthropic".to_owned())
+            } else if files.iter().any(|f| f.model.base_url.is_some()) {
+                Some("openai".to_owned())
             } else {
                 None
             }
@@ -329,6 +336,29 @@ mod tests {
             ("CAST_MODEL", "qwen"),
         ]);
         assert!(resolve(&ModelFlags::default(), &env, &[]).is_ok());
+    }
+
+    #[test]
+    fn a_base_url_flag_alone_means_an_openai_compatible_server() {
+        let flags = ModelFlags {
+            base_url: Some("http://localhost:8000/v1".into()),
+            model: Some("local".into()),
+            ..Default::default()
+        };
+        // Even with an Anthropic key in the environment: the flag is more specific.
+        let llm = resolve(&flags, &env_of(&[("ANTHROPIC_API_KEY", "k")]), &[]).unwrap();
+        let Provider::OpenAi(p) = &llm.provider else {
+            panic!("{llm:?}")
+        };
+        assert_eq!(
+            (p.base_url.as_str(), llm.model()),
+            ("http://localhost:8000/v1", "local")
+        );
+        // A base URL in a config file alone, likewise.
+        let file: ConfigFile =
+            toml::from_str("[model]\nname = \"m\"\nbase_url = \"http://file/v1\"\n").unwrap();
+        let llm = resolve(&ModelFlags::default(), &env_of(&[]), &[file]).unwrap();
+        assert!(matches!(llm.provider, Provider::OpenAi(_)), "{llm:?}");
     }
 
     #[test]

@@ -61,6 +61,7 @@ mod ops;
 mod refusal;
 pub mod search_replace;
 mod text;
+mod tier;
 mod workspace;
 
 pub use diff::{Hunk, hunks, unified_diff};

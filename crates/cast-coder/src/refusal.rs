@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::Format;
-use crate::search_replace::Tier;
+use crate::tier::Tier;
 
 /// An inclusive range of 1-based line numbers. `end < start` marks an empty range placed
 /// before line `start` (a pure insertion point).

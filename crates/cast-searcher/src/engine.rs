@@ -27,7 +27,7 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::grep::FileError;
+use crate::FileError;
 use crate::text::trim_line_end;
 use cast_workspace::relative;
 

@@ -11,8 +11,8 @@ use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::{Deserialize, Serialize};
 
+use crate::FileError;
 use crate::engine::walk_error;
-use crate::grep::FileError;
 use crate::text::grouped;
 use crate::{SearchError, WalkOptions};
 use cast_workspace::{path_order, relative};

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::FileError;
 use crate::engine::walk_error;
-use crate::grep::FileError;
 use crate::text::{grouped, human_size};
 use crate::{SearchError, WalkOptions};
 use cast_workspace::relative;

@@ -44,7 +44,7 @@ pub use cast_searcher;
 
 pub use context::{DEFAULT_MAX_OUTPUT_BYTES, EditMode, ToolContext};
 pub use error::ToolError;
-pub use output::{Status, ToolOutput};
+pub use output::{ChangeSummary, ReadSummary, Status, ToolOutput};
 pub use registry::{Registry, Tool, ToolSpec, TypedTool, parse_args, schema_for};
 pub use sandbox::{Access, ResolvedPath, SandboxError, Workspace};
 pub use tools::RegistryOptions;

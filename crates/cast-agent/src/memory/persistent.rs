@@ -173,7 +173,7 @@ impl PersistentMemory {
             .execute(
                 "INSERT INTO answers (question, answer, files, created) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(question) DO UPDATE SET answer = ?2, files = ?3, created = ?4",
-                params![normalize(question), answer, files, crate::agent::now()],
+                params![normalize(question), answer, files, crate::clock::now()],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -214,7 +214,7 @@ impl PersistentMemory {
         self.conn
             .execute(
                 "INSERT INTO log (timestamp, session, kind, summary) VALUES (?1, ?2, ?3, ?4)",
-                params![crate::agent::now(), session, kind, summary],
+                params![crate::clock::now(), session, kind, summary],
             )
             .map_err(|e| self.err(e))?;
         self.conn

@@ -262,7 +262,7 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
     );
     assert_eq!(outcome.stop, Stop::Finished);
     assert_eq!(outcome.response, "recovered");
-    let statuses: Vec<_> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<_> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["error", "error", "error", "ok"]);
     let last = &server.requests()[3].body;
     let results = tool_results(last);
@@ -636,7 +636,7 @@ fn check_explore_and_edit(dir: &std::path::Path, outcome: &RunOutcome, events: &
             "finish"
         ]
     );
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["ok", "ok", "ok", "ok", "refused", "ok", "ok"]);
     assert!(
         outcome.history[0].result.contains("pricing.py"),
@@ -812,7 +812,7 @@ fn a_sketch_the_merge_refuses_is_placed_by_the_edit_sub_agent() {
     assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
     let entry = &outcome.history[0];
     assert_eq!(
-        (entry.tool.as_str(), entry.status),
+        (entry.tool.as_str(), entry.status.as_str()),
         ("edit_file", "ok"),
         "{}",
         entry.result

@@ -76,7 +76,7 @@ fn an_edit_that_breaks_the_tests_is_fixed_on_the_second_attempt() {
     let (outcome, events) = run(&agent, "make SAVE10 generous");
     assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
     assert_eq!(tests_events(&events), [false, true]);
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["ok", "refused", "ok", "ok"]);
     // The model got the failure, with the test output, as the result of its finish call.
     let results = tool_results(&server.requests()[2].body);
@@ -210,7 +210,7 @@ fn a_denied_approval_changes_nothing_and_is_kept_pending() {
     agent.config.approver = Some(approver.clone());
     let (outcome, _) = run(&agent, "reduce the discount");
     assert_eq!(outcome.stop, Stop::Finished);
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["refused", "ok", "ok"]);
     let seen = approver.seen.lock().unwrap();
     assert_eq!(seen.len(), 2, "finish needs no approval");

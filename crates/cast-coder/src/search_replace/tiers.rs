@@ -2,27 +2,7 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-/// How a SEARCH block was matched, from strictest to loosest. Each tier must find exactly one
-/// place; the first tier that finds any place decides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    /// Byte for byte.
-    Exact,
-    /// Ignoring whitespace at line ends (REPLACE is written as given).
-    TrailingWhitespace,
-    /// Ignoring indentation; the file's indentation is re-applied to REPLACE.
-    Indentation,
-    /// Ignoring any difference in whitespace; indentation re-applied.
-    Whitespace,
-    /// Also treating typographic quotes, dashes and odd spaces as their ASCII forms.
-    Punctuation,
-    /// The most similar place of the same line count, at least 90% similar and clearly ahead of
-    /// the next most similar one.
-    Fuzzy,
-}
+pub use crate::tier::Tier;
 
 /// The tiers that compare lines for equality, in order.
 pub(crate) const EQUALITY_TIERS: [Tier; 5] = [
@@ -34,18 +14,6 @@ pub(crate) const EQUALITY_TIERS: [Tier; 5] = [
 ];
 
 impl Tier {
-    /// How the tier compares, for messages ("ignoring indentation").
-    pub fn describe(self) -> &'static str {
-        match self {
-            Tier::Exact => "exactly",
-            Tier::TrailingWhitespace => "ignoring trailing whitespace",
-            Tier::Indentation => "ignoring indentation",
-            Tier::Whitespace => "ignoring whitespace",
-            Tier::Punctuation => "ignoring whitespace and typographic punctuation",
-            Tier::Fuzzy => "by similarity",
-        }
-    }
-
     /// Whether REPLACE is re-indented to the file's indentation at this tier.
     pub(crate) fn reindents(self) -> bool {
         self >= Tier::Indentation

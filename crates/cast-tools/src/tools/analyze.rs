@@ -100,6 +100,20 @@ impl TypedTool for AnalyzeRepository {
     }
 }
 
+/// The map of the code a trace (test output, a traceback) ran through, within `budget` tokens;
+/// `None` when the trace names no indexed code, or cannot be read, or the index cannot be
+/// opened. The agent's test-fix loop shows it with a failing test run.
+pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String> {
+    let trace = cast_analyzer::trace::parse_trace(trace).ok()?;
+    let index = open_index(ctx, AnalyzeRepository::NAME).ok()?;
+    let options = MapOptions {
+        budget: budget.max(100),
+        trace: Some(trace),
+    };
+    let map = index.map(&options).ok()?;
+    map.traced.then(|| map.render())
+}
+
 /// A trace given inline (several lines), or the text of the workspace file a single line names.
 /// `Ok(Err(why))` is a refusal the model can act on.
 fn trace_text(ctx: &ToolContext, given: &str) -> Result<Result<String, String>, ToolError> {

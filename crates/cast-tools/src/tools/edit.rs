@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::search::relative_paths;
-use crate::{Access, EditMode, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::{Access, ChangeSummary, EditMode, ToolContext, ToolError, ToolOutput, TypedTool};
 
 /// Refuses a change when the context is read-only.
 fn check_writable(ctx: &ToolContext, tool: &str) -> Result<(), ToolError> {
@@ -149,6 +149,11 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
         text.push_str("\n(dry run: nothing was written)\n");
     }
     let path = files.first().map(|f| f.path.clone()).unwrap_or_default();
+    let change = ChangeSummary {
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        diff: diff.clone(),
+        dry_run: set.dry_run,
+    };
     ToolOutput::ok(
         text,
         json!({
@@ -159,6 +164,7 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
             "journal_entry": set.journal_entry,
         }),
     )
+    .with_change(change)
 }
 
 /// Lines added and removed in a unified diff.
@@ -363,7 +369,12 @@ impl TypedTool for DeleteFile {
             Ok(entry) => Ok(ToolOutput::ok(
                 format!("Deleted {} (undo_edit restores it)", path.rel),
                 json!({"path": path.rel, "deleted": true, "journal_entry": entry, "files": [path.rel]}),
-            )),
+            )
+            .with_change(ChangeSummary {
+                paths: vec![path.rel.clone()],
+                diff: format!("deleted {}\n", path.rel),
+                dry_run: false,
+            })),
             Err(CoderError::Refused(r)) => Ok(refusal_output(ctx, &path.rel, &r.to_string())),
             Err(e) => Err(ToolError::Failed {
                 tool: Self::NAME.to_owned(),
@@ -429,11 +440,15 @@ impl TypedTool for UndoEdit {
     }
 }
 
+/// The name under which a reply of `<file-edit>` blocks is applied and recorded (it is not a
+/// tool a model calls: the agent turns such a reply into this call).
+pub const FILE_EDITS: &str = "file_edits";
+
 /// Applies a model reply holding `<file-edit filePath="…">` blocks of SEARCH/REPLACE edits (the
 /// text protocol's way to edit several files in one answer): every path through the sandbox,
 /// then all files or none.
 pub fn apply_file_edits(ctx: &ToolContext, reply: &str) -> Result<ToolOutput, ToolError> {
-    const NAME: &str = "file_edits";
+    const NAME: &str = FILE_EDITS;
     check_writable(ctx, NAME)?;
     let parsed = match FileEdit::from_reply(reply) {
         Ok(edits) if !edits.is_empty() => edits,
