@@ -124,15 +124,17 @@ async fn run_tests(ctx: &ToolContext, cmd: &str, attempt: usize) -> TestRun {
         no_tests: false,
         feedback,
     };
-    let root = ctx.workspace.root().to_path_buf();
+    let shell_ctx = ctx.clone();
     let command = cmd.to_owned();
     let limit = Duration::from_secs(ctx.max_command_seconds.max(1));
-    let result =
-        tokio::task::spawn_blocking(move || cast_tools::tools::run_shell(&root, &command, limit))
-            .await;
+    let result = tokio::task::spawn_blocking(move || {
+        let ctx = shell_ctx;
+        cast_tools::tools::run_shell(&ctx.sandbox, ctx.workspace.root(), &command, limit)
+    })
+    .await;
     let result = match result {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => return failed(format!("The test command `{cmd}` could not start: {e}")),
+        Ok(Err(e)) => return failed(format!("The test command `{cmd}` was not run: {e}")),
         Err(e) => return failed(format!("The test command `{cmd}` crashed: {e}")),
     };
     if found_no_tests(cmd, result.exit_code, &result.stdout, &result.stderr) {
@@ -161,6 +163,10 @@ async fn run_tests(ctx: &ToolContext, cmd: &str, attempt: usize) -> TestRun {
             (false, None) => "killed".to_owned(),
         }
     );
+    if let Some(note) = &result.sandbox_note {
+        feedback.push_str(note);
+        feedback.push('\n');
+    }
     let ctx = ctx.clone();
     let map = tokio::task::spawn_blocking(move || cast_tools::tools::trace_map(&ctx, &output, 800))
         .await

@@ -34,9 +34,12 @@ pub struct Args {
     /// `ask` (show each change and apply it on yes), `auto` or `read-only`.
     #[arg(long, value_name = "MODE", default_value = "ask")]
     approval: ApprovalMode,
-    /// Offer `run_command` (each command is approved first in ask mode).
+    /// Offer `run_command` (each command is approved first in ask mode, and runs confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
     /// Run this command before finishing when files changed (`auto`: find the project's; see
     /// `cast run --help`); default: the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
@@ -74,6 +77,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         ..AgentConfig::default()
     };
     let agent = builder
+        .sandbox(crate::sandbox::resolve(&args.sandbox, &root)?)
         .allow_commands(args.allow_commands)
         .read_only(read_only)
         .config(config)
@@ -89,9 +93,10 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         memory,
     };
     out.line(&format!(
-        "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
+        "cast chat · {} · {} · sandbox {} · session {}\n/help for commands, Ctrl-D to leave.",
         chat.agent.llm.describe(),
         chat.root.display(),
+        chat.agent.ctx.sandbox.mode,
         chat.session.id
     ))?;
     let stdin = std::io::stdin();

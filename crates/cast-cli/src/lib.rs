@@ -19,6 +19,7 @@ mod output;
 mod pending;
 mod read;
 mod run;
+mod sandbox;
 mod sessions;
 mod show;
 mod skeleton;
@@ -80,6 +81,9 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    if let Some(code) = sandbox::dispatch_helper() {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

@@ -23,8 +23,20 @@ use crate::{Exit, Out};
 /// CAST_PROTOCOL), ROOT/.cast/config.toml and ~/.config/cast/config.toml ([model] provider,
 /// name, base_url, api_key, protocol, stream, timeout_s, retries).
 ///
-/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call),
-/// 2 when no model is configured or the model could not be reached.
+/// Commands run for the model (run_command with --allow-commands, --test-cmd and its fix
+/// loop) are confined by the command sandbox (--sandbox, CAST_SANDBOX, `[sandbox] mode` in a
+/// config file). In `workspace-write`, the default, a command may read the whole file system
+/// but write only inside the workspace root (never into its .git/ or .cast/) and a private
+/// temporary folder ($TMPDIR), and may not open network sockets (Unix sockets are fine); child
+/// processes inherit this. `read-only` allows writes only in $TMPDIR. On Linux this is
+/// Landlock (kernel 6.2+), seccomp and a private mount namespace; where the system cannot
+/// confine commands they are refused, never run unconfined: `danger-full-access` turns the
+/// sandbox off and must be chosen knowingly (not from the workspace's own config file). See
+/// docs/tools.md.
+///
+/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call)
+/// or its test command cannot be confined, 2 when no model is configured or the model could
+/// not be reached.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  OPENAI_API_KEY=sk-… cast run \"add a --verbose flag to cli.py\"\n  OPENAI_BASE_URL=http://localhost:11434/v1 CAST_MODEL=qwen2.5-coder:14b cast run --root ~/src/app \"why does test_login fail?\"\n  cast run --json --read-only \"explain how caching works\" > events.jsonl"
@@ -62,9 +74,12 @@ pub struct Args {
     /// Do not answer from the cache of earlier answers (used only when no file changed since).
     #[arg(long)]
     no_cache: bool,
-    /// Offer `run_command` (the model can run any shell command in the workspace).
+    /// Offer `run_command` (the model can run shell commands in the workspace, confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
     #[arg(long)]
     json: bool,
@@ -229,7 +244,16 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root),
         ..AgentConfig::default()
     };
+    let sandbox = crate::sandbox::resolve(&args.sandbox, &root)?;
+    if config.test_cmd.is_some()
+        && let Err(err) = sandbox.check()
+    {
+        // Refused before the model is asked: the run could never pass its tests.
+        crate::output::warn(format_args!("the test command cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
     let agent = builder
+        .sandbox(sandbox)
         .allow_commands(args.allow_commands)
         .read_only(read_only)
         .config(config)
@@ -327,7 +351,12 @@ impl Approver for TerminalApprover {
 
 pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
-        Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
+        Event::Start {
+            model,
+            root,
+            sandbox,
+            ..
+        } => out.line(&format!("cast · {model} · {root} · sandbox {sandbox}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
         Event::Retry {
             attempt,

@@ -50,6 +50,8 @@ pub enum Event {
         root: String,
         task: String,
         tools: Vec<String>,
+        /// The command sandbox's mode (`read-only`, `workspace-write`, `danger-full-access`).
+        sandbox: String,
     },
     /// The model answered: the estimated prompt size, the tokens the provider counted, and how
     /// long the answer took.

@@ -53,6 +53,7 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            sandbox: agent.ctx.sandbox.mode.to_string(),
         });
         messages.push(Message::user(task));
         Run {
