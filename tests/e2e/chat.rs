@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer, skip_test};
 use serde_json::json;
 
 use crate::support::project;
@@ -75,7 +75,7 @@ fn chat_in_a_terminal_answers_applies_an_approved_edit_and_undoes_it() {
         .map(|o| !o.status.success())
         .unwrap_or(true)
     {
-        eprintln!("skipped: tmux is not installed");
+        skip_test("tmux is not installed; apt-get install tmux");
         return;
     }
     let dir = project();

@@ -6,10 +6,13 @@
 mod analyzer;
 mod apply;
 mod chat;
+mod first_contact;
 mod mcp;
 mod run;
+mod sandbox;
 mod searcher;
 mod skills;
 mod support;
 mod symbols;
 mod tools;
+mod workspace;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{copy_dir, fixtures};
+use crate::support::{copy_dir, fixtures, skip_test};
 
 /// A Python interpreter that can `import mcp`, or `None`.
 fn python_with_mcp() -> Option<PathBuf> {
@@ -28,9 +28,7 @@ fn python_with_mcp() -> Option<PathBuf> {
 #[test]
 fn the_python_sdk_lists_tools_and_calls_grep_read_and_search_replace() {
     let Some(python) = python_with_mcp() else {
-        eprintln!(
-            "skipped: no Python with the `mcp` package (run .ci/run, or set CAST_MCP_PYTHON)"
-        );
+        skip_test("no Python with the `mcp` package (run .ci/run, or set CAST_MCP_PYTHON)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -1,7 +1,7 @@
 //! `cast run` against a scripted OpenAI-compatible server on 127.0.0.1: the events it prints
 //! (JSON lines and the human form), the files it changes, and its exit status.
 
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 
 use crate::support::{cast, cast_with_model, json_lines, project};

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer, skip_test};
 use serde_json::{Value, json};
 
 use crate::support::{cast_with_model, json_lines};
@@ -75,7 +75,7 @@ fn selfcheck(out_dir: &Path) -> (bool, String) {
 #[test]
 fn text2agent_renames_and_reprompts_each_template_into_a_valid_agent() {
     if !python_available() {
-        eprintln!("skipped: python3 is not installed");
+        skip_test("python3 is not installed");
         return;
     }
     for (template, old_class, new_pkg, new_class, prompt_line) in [
@@ -184,7 +184,7 @@ fn text2agent_renames_and_reprompts_each_template_into_a_valid_agent() {
 #[test]
 fn text2agent_repairs_a_first_attempt_that_fails_validation() {
     if !python_available() {
-        eprintln!("skipped: python3 is not installed");
+        skip_test("python3 is not installed");
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -315,7 +315,7 @@ fn text2agent_refuses_a_bad_output_folder_and_writes_nothing() {
 #[test]
 fn optimize_follows_a_real_traceback_to_the_failing_function_and_fixes_it() {
     if !python_available() {
-        eprintln!("skipped: python3 is not installed");
+        skip_test("python3 is not installed");
         return;
     }
     let home = tempfile::tempdir().unwrap();

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use cast_test_support::skip_test;
+
 /// A `cast` command ready to run.
 pub fn cast() -> assert_cmd::Command {
     assert_cmd::Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
@@ -13,23 +15,24 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// The Python interpreter and its standard library folder, or `None` (and a note on stderr)
-/// when python3 is not installed, so the caller can skip.
+/// The Python interpreter and its standard library folder, or `None` when python3 is not
+/// usable — the calling test has then been marked skipped ([`skip_test`]) and returns.
 pub fn python_stdlib() -> Option<(String, PathBuf)> {
     let python = "python3".to_owned();
-    let out = Command::new(&python)
+    let stdlib = Command::new(&python)
         .args([
             "-c",
             "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
         ])
         .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!("skipped: python3 is not usable");
-        return None;
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+        .filter(|stdlib| stdlib.is_dir());
+    if stdlib.is_none() {
+        skip_test("python3 with its standard library is not installed");
     }
-    let stdlib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    stdlib.is_dir().then_some((python, stdlib))
+    stdlib.map(|stdlib| (python, stdlib))
 }
 
 /// Parses JSON lines.
@@ -65,7 +68,7 @@ pub fn project() -> tempfile::TempDir {
 /// A `cast` command whose model is the scripted server (settings from the environment only;
 /// HOME is `home`, so no user configuration is read).
 pub fn cast_with_model(
-    server: &cast_test_server::ScriptedServer,
+    server: &cast_test_support::ScriptedServer,
     home: &Path,
 ) -> assert_cmd::Command {
     let mut cmd = cast();

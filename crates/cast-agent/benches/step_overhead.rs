@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use cast_agent::llm::{Http, Llm, OpenAi, Provider, RetryPolicy};
 use cast_agent::{Agent, AgentConfig, Timings};
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer};
 use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::json;
 

@@ -37,12 +37,22 @@ pub struct ModelSection {
     pub retries: Option<u32>,
 }
 
+/// `[sandbox]` in a config file: how commands run for the model are confined.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSection {
+    /// `read-only`, `workspace-write` or `danger-full-access`.
+    pub mode: Option<String>,
+}
+
 /// A config file. Unknown sections are kept for other parts of CAST; unknown keys in `[model]`
-/// are refused so typos do not go unnoticed.
+/// and `[sandbox]` are refused so typos do not go unnoticed.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ConfigFile {
     #[serde(default)]
     pub model: ModelSection,
+    #[serde(default)]
+    pub sandbox: SandboxSection,
     #[serde(default)]
     pub agent: toml::Table,
 }
@@ -113,15 +123,25 @@ pub fn read_file(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
 /// The config files that apply to a workspace, most specific first.
 pub fn config_files(root: &Path) -> Result<Vec<ConfigFile>, ConfigError> {
     let mut files = Vec::new();
-    if let Some(project) = read_file(&root.join(".cast/config.toml"))? {
+    if let Some(project) = read_file(&project_config_path(root))? {
         files.push(project);
     }
-    if let Some(dir) = dirs::config_dir()
-        && let Some(user) = read_file(&dir.join("cast/config.toml"))?
+    if let Some(path) = user_config_path()
+        && let Some(user) = read_file(&path)?
     {
         files.push(user);
     }
     Ok(files)
+}
+
+/// The workspace's own config file, `ROOT/.cast/config.toml`.
+pub fn project_config_path(root: &Path) -> PathBuf {
+    root.join(".cast/config.toml")
+}
+
+/// The user's config file, `~/.config/cast/config.toml` (where the platform keeps configs).
+pub fn user_config_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("cast/config.toml"))
 }
 
 /// Builds the model client from flags, an environment lookup and config files (most specific
@@ -140,10 +160,17 @@ pub fn resolve(
         .or_else(|| env("CAST_PROVIDER"))
         .or_else(|| file(&|m| m.provider.clone()))
         .or_else(|| {
-            if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() {
+            // No provider named: infer it, most specific setting first. A base URL alone means
+            // the OpenAI-compatible protocol (Ollama, vLLM, llama.cpp, LM Studio all speak it).
+            if flags.base_url.is_some()
+                || env("OPENAI_API_KEY").is_some()
+                || env("OPENAI_BASE_URL").is_some()
+            {
                 Some("openai".to_owned())
-            } else if env("ANTHROPIC_API_KEY").is_some() {
+            } else if env("ANTHROPIC_API_KEY").is_some() || env("ANTHROPIC_BASE_URL").is_some() {
                 Some("anthropic".to_owned())
+            } else if files.iter().any(|f| f.model.base_url.is_some()) {
+                Some("openai".to_owned())
             } else {
                 None
             }
@@ -309,6 +336,29 @@ mod tests {
             ("CAST_MODEL", "qwen"),
         ]);
         assert!(resolve(&ModelFlags::default(), &env, &[]).is_ok());
+    }
+
+    #[test]
+    fn a_base_url_flag_alone_means_an_openai_compatible_server() {
+        let flags = ModelFlags {
+            base_url: Some("http://localhost:8000/v1".into()),
+            model: Some("local".into()),
+            ..Default::default()
+        };
+        // Even with an Anthropic key in the environment: the flag is more specific.
+        let llm = resolve(&flags, &env_of(&[("ANTHROPIC_API_KEY", "k")]), &[]).unwrap();
+        let Provider::OpenAi(p) = &llm.provider else {
+            panic!("{llm:?}")
+        };
+        assert_eq!(
+            (p.base_url.as_str(), llm.model()),
+            ("http://localhost:8000/v1", "local")
+        );
+        // A base URL in a config file alone, likewise.
+        let file: ConfigFile =
+            toml::from_str("[model]\nname = \"m\"\nbase_url = \"http://file/v1\"\n").unwrap();
+        let llm = resolve(&ModelFlags::default(), &env_of(&[]), &[file]).unwrap();
+        assert!(matches!(llm.provider, Provider::OpenAi(_)), "{llm:?}");
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! (`apply_ops`: all or nothing, journaled). Its outcome is the `edit_file` call's result, so
 //! it lands in the history like any other.
 
+use cast_tools::TypedTool;
+use cast_tools::tools::{ApplyOps, EditFileParams, ReadFile};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::agent::{Agent, CallOutcome};
-use crate::llm::{ChatRequest, Message};
+use crate::llm::{ChatRequest, Llm, Message};
+use crate::runner::{CallOutcome, CallStatus, ToolRunner};
 
 const SYSTEM: &str = "You place code edits precisely. You get a file with line numbers, what the edit should do, and a sketch of the change in which unchanged code is collapsed to `... existing code ...` comments. Answer with ONLY a JSON array of line edits, nothing else:\n[{\"start_line\": A, \"end_line\": B, \"replacement\": \"new lines\\n\"}]\nLines are 1-based in the numbered file. Lines A..B (inclusive) are replaced by `replacement` (an empty string deletes them). To insert before line A without replacing anything, use end_line = A - 1. Edits must not overlap. Keep the file's indentation.";
 
@@ -22,30 +24,32 @@ struct LineEdit {
     replacement: String,
 }
 
-/// Tries to place a refused `edit_file` call. `None` when the refusal is not one the
-/// sub-agent can help with (a missing file, a sandbox refusal).
+/// Tries to place a refused `edit_file` call (`args` are its arguments). `None` when the refusal
+/// is not one the sub-agent can help with (a missing file, a sandbox refusal).
 pub(crate) async fn place(
-    agent: &Agent,
+    llm: &Llm,
+    runner: &ToolRunner,
     args: &Value,
     refusal: &CallOutcome,
 ) -> Option<CallOutcome> {
-    let target = args.get("target_file")?.as_str()?.to_owned();
-    // Only a sketch the merge could not place; not a path the sandbox refused or a missing file.
-    refusal.data.get("path")?;
-    let read = agent
-        .call_tool(
-            "read_file",
+    let EditFileParams {
+        target_file: target,
+        instructions,
+        code_edit: sketch,
+    } = serde_json::from_value(args.clone()).ok()?;
+    // Only a sketch the merge could not place; not a path the sandbox refused.
+    if !refusal.answered {
+        return None;
+    }
+    let read = runner
+        .call(
+            ReadFile::NAME,
             json!({"target_file": target, "explanation": "the edit sub-agent reads the target"}),
         )
         .await;
-    if read.status != "ok" || read.data.get("next_start").is_some_and(|n| !n.is_null()) {
+    if read.status != CallStatus::Ok || !read.read.as_ref().is_some_and(|r| r.whole) {
         return None; // unreadable, or too long to show whole: keep the refusal
     }
-    let instructions = args
-        .get("instructions")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let sketch = args.get("code_edit").and_then(Value::as_str).unwrap_or("");
     let request = ChatRequest {
         system: SYSTEM.to_owned(),
         messages: vec![Message::user(format!(
@@ -61,7 +65,7 @@ pub(crate) async fn place(
         "The sketch could not be merged ({}); the edit sub-agent placed it by line numbers.\n",
         first_line(&refusal.text)
     );
-    let answer = match agent.llm.chat(&request, &mut |_| {}).await {
+    let answer = match llm.chat(&request, &mut |_| {}).await {
         Ok(answer) => answer,
         Err(err) => {
             return Some(CallOutcome {
@@ -86,8 +90,8 @@ pub(crate) async fn place(
         }
     };
     let ops: Vec<Value> = edits.iter().map(to_op).collect();
-    let applied = agent
-        .call_tool("apply_ops", json!({"target_file": target, "ops": ops}))
+    let applied = runner
+        .call(ApplyOps::NAME, json!({"target_file": target, "ops": ops}))
         .await;
     Some(CallOutcome {
         text: format!("{prefix}{}", applied.text),

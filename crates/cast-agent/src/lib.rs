@@ -15,14 +15,21 @@
 
 pub mod agent;
 pub mod approval;
+mod builder;
+mod clock;
 pub mod config;
 mod edit_agent;
 pub mod llm;
 pub mod memory;
 pub mod prompt;
+mod runner;
 pub mod skills;
+mod test_fix;
 
-pub use agent::{Agent, AgentConfig, Event, HistoryEntry, RunOutcome, Stop, Timings};
+pub use agent::{Agent, AgentConfig, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 pub use approval::{ApprovalMode, ApprovalRequest, Approver, Decision, PendingEdit};
+pub use builder::{AgentBuilder, BuildError};
+pub use runner::apply_pending;
+pub use test_fix::detect_test_command;
 
 pub use cast_tools;

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use cast_tools::cast_coder::Coder;
 
-use crate::run::{ModelArgs, TerminalApprover, print_event, setup};
+use crate::run::{ModelArgs, TerminalApprover, print_event};
 use crate::{Exit, Out};
-use cast_agent::agent::{AgentConfig, Event};
+use cast_agent::agent::{Agent, AgentConfig, Event};
 use cast_agent::approval::{ApprovalMode, Approver};
+use cast_agent::memory::{PersistentMemory, Session};
 
 /// Talk with the coding agent in the terminal, approving each change.
 ///
@@ -33,11 +34,14 @@ pub struct Args {
     /// `ask` (show each change and apply it on yes), `auto` or `read-only`.
     #[arg(long, value_name = "MODE", default_value = "ask")]
     approval: ApprovalMode,
-    /// Offer `run_command` (each command is approved first in ask mode).
+    /// Offer `run_command` (each command is approved first in ask mode, and runs confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
-    /// Run this command before finishing when files changed (see `cast run --help`); default:
-    /// the `test_cmd` preference.
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
+    /// Run this command before finishing when files changed (`auto`: find the project's; see
+    /// `cast run --help`); default: the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix).
@@ -57,14 +61,13 @@ Ctrl-C cancels the current step; the session is kept.";
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.approval == ApprovalMode::ReadOnly;
-    let Some((llm, registry, ctx)) =
-        setup(&args.root, &args.model, args.allow_commands, read_only)?
-    else {
+    let Some(builder) = crate::run::agent_builder(&args.root, &args.model)? else {
         return Ok(Exit::BadUsage);
     };
-    let root = ctx.workspace.root().to_path_buf();
-    let (mut session, memory) = crate::run::open_session(&root, args.resume.as_deref())?;
-    let test_cmd = crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
+    let root = builder.root().to_path_buf();
+    let (session, memory) = crate::run::open_session(&root, args.resume.as_deref())?;
+    let test_cmd =
+        crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root);
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
@@ -73,15 +76,28 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         stream_text: true,
         ..AgentConfig::default()
     };
-    let system = crate::run::system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
-    let (agent, runtime) = crate::run::start(llm, registry, ctx, config, system)?;
-    let mut trace = crate::trace::TraceWriter::create(&root, &session.id);
-    let mut diffs: Vec<(String, String)> = Vec::new();
+    let agent = builder
+        .sandbox(crate::sandbox::resolve(&args.sandbox, &root)?)
+        .allow_commands(args.allow_commands)
+        .read_only(read_only)
+        .config(config)
+        .preferences(crate::run::preferences(memory.as_ref()))
+        .build();
+    let mut chat = Chat {
+        runtime: crate::run::runtime()?,
+        trace: crate::trace::TraceWriter::create(&root, &session.id),
+        diffs: Vec::new(),
+        agent,
+        root,
+        session,
+        memory,
+    };
     out.line(&format!(
-        "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
-        agent.llm.describe(),
-        root.display(),
-        session.id
+        "cast chat · {} · {} · sandbox {} · session {}\n/help for commands, Ctrl-D to leave.",
+        chat.agent.llm.describe(),
+        chat.root.display(),
+        chat.agent.ctx.sandbox.mode,
+        chat.session.id
     ))?;
     let stdin = std::io::stdin();
     loop {
@@ -97,8 +113,40 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         match command {
             "" => continue,
             "/exit" | "/quit" => break,
+            c if c.starts_with('/') => chat.command(out, c, rest)?,
+            _ => chat.ask(out, line)?,
+        }
+    }
+    let Chat { session, root, .. } = &mut chat;
+    if let Err(e) = session.save(root) {
+        crate::output::warn(format_args!("the session could not be saved: {e}"));
+    }
+    crate::output::warn(format_args!(
+        "session {} (continue with cast chat --resume {})",
+        session.id, session.id
+    ));
+    Ok(Exit::Success)
+}
+
+/// A chat's state between lines: the agent, its session, and the changes made so far.
+struct Chat {
+    agent: Agent,
+    runtime: tokio::runtime::Runtime,
+    root: PathBuf,
+    session: Session,
+    memory: Option<PersistentMemory>,
+    trace: crate::trace::TraceWriter,
+    /// (path, diff) of every change applied in this chat, for /diff.
+    diffs: Vec<(String, String)>,
+}
+
+impl Chat {
+    /// A slash command.
+    fn command(&mut self, out: &mut Out, command: &str, rest: &str) -> anyhow::Result<()> {
+        let session = &mut self.session;
+        match command {
             "/help" => out.line(HELP)?,
-            "/undo" => match Coder::new(&root).undo(1, false) {
+            "/undo" => match Coder::new(&self.root).undo(1, false) {
                 Ok(entries) => {
                     for e in entries {
                         let files: Vec<String> = e
@@ -117,10 +165,10 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 Err(e) => out.line(&format!("nothing undone: {e}"))?,
             },
             "/diff" => {
-                if diffs.is_empty() && session.pending.is_empty() {
+                if self.diffs.is_empty() && session.pending.is_empty() {
                     out.line("no changes in this chat yet")?;
                 }
-                for (path, diff) in &diffs {
+                for (path, diff) in &self.diffs {
                     out.line(&format!("--- applied: {path}\n{}", diff.trim_end()))?;
                 }
                 for (i, p) in session.pending.iter().enumerate() {
@@ -144,20 +192,20 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                         "give the number of a pending change (1 to {}); /diff lists them",
                         session.pending.len()
                     ))?;
-                    continue;
+                    return Ok(());
                 };
                 let pending = session.pending.remove(index - 1);
                 if command == "/reject" {
                     out.line(&format!("dropped pending change {index}"))?;
                 } else {
-                    let (applied, text) = runtime.block_on(agent.apply_pending(&pending));
+                    let (applied, text) = self.runtime.block_on(self.agent.apply_pending(&pending));
                     out.line(&text)?;
                     if !applied {
                         session.pending.insert(index - 1, pending);
                     }
                 }
             }
-            "/pref" => match (&memory, rest.split_once(' ')) {
+            "/pref" => match (&self.memory, rest.split_once(' ')) {
                 (None, _) => out.line("preferences are unavailable (no memory database)")?,
                 (Some(m), Some((key, value))) => {
                     m.set_pref(key.trim(), value.trim())?;
@@ -169,87 +217,86 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                     }
                 }
             },
-            c if c.starts_with('/') => {
-                out.line(&format!("unknown command {c}; /help lists them"))?
+            c => out.line(&format!("unknown command {c}; /help lists them"))?,
+        }
+        Ok(())
+    }
+
+    /// A task or question: one agent run, streamed; Ctrl-C cancels it and keeps the session.
+    fn ask(&mut self, out: &mut Out, line: &str) -> anyhow::Result<()> {
+        let Chat {
+            agent,
+            runtime,
+            root,
+            session,
+            trace,
+            diffs,
+            ..
+        } = self;
+        let mut task = line.to_owned();
+        if let Some(note) = session.refresh_note(root, agent.config.context.max_result_chars) {
+            task = format!("{note}\n\n{task}");
+        }
+        let before = session.messages.len();
+        let mut printed: std::io::Result<()> = Ok(());
+        let mut streamed = false;
+        let mut streamed_text = String::new();
+        let mut last_streamed = String::new();
+        let mut sink = |event: &Event| {
+            trace.write(event);
+            if let Event::Edit { path, diff, .. } = event {
+                diffs.push((path.clone(), diff.clone()));
             }
-            _ => {
-                let mut task = line.to_owned();
-                if let Some(note) =
-                    session.refresh_note(&root, agent.config.context.max_result_chars)
-                {
-                    task = format!("{note}\n\n{task}");
+            if printed.is_err() {
+                return;
+            }
+            printed = match event {
+                Event::Delta { text, .. } => {
+                    streamed = true;
+                    streamed_text.push_str(text);
+                    out.text(text).and_then(|_| out.flush())
                 }
-                let before = session.messages.len();
-                let mut printed: std::io::Result<()> = Ok(());
-                let mut streamed = false;
-                let mut streamed_text = String::new();
-                let mut last_streamed = String::new();
-                let mut sink = |event: &Event| {
-                    trace.write(event);
-                    if let Event::Edit { path, diff, .. } = event {
-                        diffs.push((path.clone(), diff.clone()));
-                    }
-                    if printed.is_err() {
-                        return;
-                    }
-                    printed = match event {
-                        Event::Delta { text, .. } => {
-                            streamed = true;
-                            streamed_text.push_str(text);
-                            out.text(text).and_then(|_| out.flush())
-                        }
-                        Event::Start { .. } => Ok(()),
-                        // The answer streamed already; end its line.
-                        Event::Thought { .. } if streamed => {
-                            streamed = false;
-                            out.line("")
-                        }
-                        Event::Thought { text, .. } => out.line(text),
-                        Event::Model { .. } => {
-                            last_streamed = std::mem::take(&mut streamed_text);
-                            Ok(())
-                        }
-                        // Do not print a streamed answer a second time.
-                        Event::Final { response, .. }
-                            if response.trim() == last_streamed.trim() =>
-                        {
-                            let mut shown = event.clone();
-                            if let Event::Final { response, .. } = &mut shown {
-                                response.clear();
-                            }
-                            print_event(out, &shown).and_then(|_| out.flush())
-                        }
-                        other => print_event(out, other).and_then(|_| out.flush()),
-                    };
-                };
-                let outcome = runtime.block_on(async {
-                    let run = agent.run(&task, &mut session.messages, &mut sink);
-                    tokio::select! {
-                        outcome = run => Some(outcome),
-                        _ = tokio::signal::ctrl_c() => None,
-                    }
-                });
-                printed?;
-                match outcome {
-                    Some(outcome) => session.record_run(&root, line, &outcome),
-                    None => {
-                        // The step was cancelled: forget its half-finished turn, keep the rest.
-                        session.messages.truncate(before);
-                        out.line("\n(cancelled; the session is kept)")?;
-                    }
+                Event::Start { .. } => Ok(()),
+                // The answer streamed already; end its line.
+                Event::Thought { .. } if streamed => {
+                    streamed = false;
+                    out.line("")
                 }
-                if let Err(e) = session.save(&root) {
-                    crate::output::warn(format_args!("the session could not be saved: {e}"));
+                Event::Thought { text, .. } => out.line(text),
+                Event::Model { .. } => {
+                    last_streamed = std::mem::take(&mut streamed_text);
+                    Ok(())
                 }
+                // Do not print a streamed answer a second time.
+                Event::Final { response, .. } if response.trim() == last_streamed.trim() => {
+                    let mut shown = event.clone();
+                    if let Event::Final { response, .. } = &mut shown {
+                        response.clear();
+                    }
+                    print_event(out, &shown).and_then(|_| out.flush())
+                }
+                other => print_event(out, other).and_then(|_| out.flush()),
+            };
+        };
+        let outcome = runtime.block_on(async {
+            let run = agent.run(&task, &mut session.messages, &mut sink);
+            tokio::select! {
+                outcome = run => Some(outcome),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        });
+        printed?;
+        match outcome {
+            Some(outcome) => outcome.record_in(session, root, line),
+            None => {
+                // The step was cancelled: forget its half-finished turn, keep the rest.
+                session.messages.truncate(before);
+                out.line("\n(cancelled; the session is kept)")?;
             }
         }
+        if let Err(e) = session.save(root) {
+            crate::output::warn(format_args!("the session could not be saved: {e}"));
+        }
+        Ok(())
     }
-    if let Err(e) = session.save(&root) {
-        crate::output::warn(format_args!("the session could not be saved: {e}"));
-    }
-    crate::output::warn(format_args!(
-        "session {} (continue with cast chat --resume {})",
-        session.id, session.id
-    ));
-    Ok(Exit::Success)
 }

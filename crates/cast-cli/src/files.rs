@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cast_searcher::{FindFilesOptions, WalkOptions, find_files};
+use cast_searcher::{FindFilesOptions, find_files};
 
 use crate::output::warn;
 use crate::{Exit, Out};
@@ -33,25 +33,17 @@ pub struct Args {
     /// Show at most N files, the best first (0: all that match).
     #[arg(long, value_name = "N", default_value_t = cast_searcher::DEFAULT_FILE_MAX_RESULTS)]
     max_results: usize,
-    /// Include hidden files and folders.
-    #[arg(long)]
-    hidden: bool,
-    /// Do not respect .gitignore, .ignore, .rgignore and git excludes.
-    #[arg(long)]
-    no_ignore: bool,
     /// Print one JSON object per line.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let options = FindFilesOptions {
         max_results: args.max_results,
-        walk: WalkOptions {
-            hidden: args.hidden,
-            no_ignore: args.no_ignore,
-            ..WalkOptions::default()
-        },
+        walk: args.walk.options(),
     };
     let found = find_files(&args.path, &args.query, &options)?;
     for file in &found.files {

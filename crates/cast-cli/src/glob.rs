@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cast_searcher::{GlobOptions, WalkOptions, glob};
+use cast_searcher::{GlobOptions, glob};
 
 use crate::output::warn;
 use crate::{Exit, Out};
@@ -31,15 +31,11 @@ pub struct Args {
     /// Show at most N files, the first in path order (0: no cap).
     #[arg(long, value_name = "N", default_value_t = cast_searcher::DEFAULT_FILE_MAX_RESULTS)]
     max_results: usize,
-    /// Include hidden files and folders.
-    #[arg(long)]
-    hidden: bool,
-    /// Do not respect .gitignore, .ignore, .rgignore and git excludes.
-    #[arg(long)]
-    no_ignore: bool,
     /// Print one JSON object per line.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -50,11 +46,7 @@ struct Row<'a> {
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let options = GlobOptions {
         max_results: args.max_results,
-        walk: WalkOptions {
-            hidden: args.hidden,
-            no_ignore: args.no_ignore,
-            ..WalkOptions::default()
-        },
+        walk: args.walk.options(),
     };
     let found = glob(&args.path, &args.pattern, &options)?;
     for path in &found.paths {

@@ -50,21 +50,14 @@ pub struct Args {
     /// Show N lines of context before and after each match.
     #[arg(long, short = 'C', value_name = "N", default_value_t = 0)]
     context: usize,
-    /// Search hidden files and folders too.
-    #[arg(long)]
-    hidden: bool,
-    /// Do not respect .gitignore, .ignore, .rgignore and git excludes.
-    #[arg(long)]
-    no_ignore: bool,
-    /// Follow symbolic links.
-    #[arg(long, short = 'L')]
-    follow: bool,
     /// Print one JSON object per line.
     #[arg(long)]
     json: bool,
     /// Number of search threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -76,11 +69,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_results: args.max_results,
         context: args.context,
         walk: WalkOptions {
-            hidden: args.hidden,
-            no_ignore: args.no_ignore,
-            follow_links: args.follow,
             threads: args.threads.unwrap_or(0),
-            ..WalkOptions::default()
+            ..args.walk.options()
         },
         ..GrepOptions::default()
     };

@@ -32,18 +32,11 @@ pub struct Args {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Do not respect .gitignore, .ignore and .git/info/exclude.
-    #[arg(long)]
-    no_ignore: bool,
-    /// Include hidden files and folders.
-    #[arg(long)]
-    hidden: bool,
-    /// Follow symbolic links.
-    #[arg(long, short = 'L')]
-    follow: bool,
     /// Skip files larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
     max_filesize: u64,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 /// A progress reporter drawing an indicatif bar on stderr, only for a person at a terminal.
@@ -113,10 +106,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let options = IndexOptions {
         db_path: args.db,
         walk: Some(WalkOptions {
-            hidden: args.hidden,
-            no_ignore: args.no_ignore,
-            follow_links: args.follow,
-            max_filesize: args.max_filesize,
+            max_filesize: Some(args.max_filesize),
+            ..args.walk.options()
         }),
         ..IndexOptions::default()
     };

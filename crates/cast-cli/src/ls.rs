@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cast_searcher::{ListOptions, WalkOptions, list_dir};
+use cast_searcher::{ListOptions, list_dir};
 
 use crate::output::warn;
 use crate::{Exit, Out};
@@ -31,26 +31,18 @@ pub struct Args {
     /// List at most N entries (0: no cap).
     #[arg(long, value_name = "N", default_value_t = cast_searcher::DEFAULT_LIST_MAX_ENTRIES)]
     max_entries: usize,
-    /// Include hidden files and folders.
-    #[arg(long)]
-    hidden: bool,
-    /// Do not respect .gitignore, .ignore, .rgignore and git excludes.
-    #[arg(long)]
-    no_ignore: bool,
     /// Print one JSON object per line.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let options = ListOptions {
         depth: args.depth,
         max_entries: args.max_entries,
-        walk: WalkOptions {
-            hidden: args.hidden,
-            no_ignore: args.no_ignore,
-            ..WalkOptions::default()
-        },
+        walk: args.walk.options(),
         ..ListOptions::default()
     };
     let listing = list_dir(&args.path, &options)?;

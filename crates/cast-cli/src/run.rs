@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use cast_tools::{EditMode, Registry, RegistryOptions, ToolContext};
+use cast_agent::{AgentBuilder, BuildError};
 
-use cast_agent::agent::{Agent, AgentConfig, Event, Stop};
+use cast_agent::agent::{AgentConfig, Event, Stop, TestsSummary};
 use cast_agent::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
-use cast_agent::config::{self, ModelFlags};
+use cast_agent::config::ModelFlags;
 use cast_agent::memory::{PersistentMemory, Session};
 
 use crate::{Exit, Out};
@@ -23,8 +23,20 @@ use crate::{Exit, Out};
 /// CAST_PROTOCOL), ROOT/.cast/config.toml and ~/.config/cast/config.toml ([model] provider,
 /// name, base_url, api_key, protocol, stream, timeout_s, retries).
 ///
-/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call),
-/// 2 when no model is configured or the model could not be reached.
+/// Commands run for the model (run_command with --allow-commands, --test-cmd and its fix
+/// loop) are confined by the command sandbox (--sandbox, CAST_SANDBOX, `[sandbox] mode` in a
+/// config file). In `workspace-write`, the default, a command may read the whole file system
+/// but write only inside the workspace root (never into its .git/ or .cast/) and a private
+/// temporary folder ($TMPDIR), and may not open network sockets (Unix sockets are fine); child
+/// processes inherit this. `read-only` allows writes only in $TMPDIR. On Linux this is
+/// Landlock (kernel 6.2+), seccomp and a private mount namespace; where the system cannot
+/// confine commands they are refused, never run unconfined: `danger-full-access` turns the
+/// sandbox off and must be chosen knowingly (not from the workspace's own config file). See
+/// docs/tools.md.
+///
+/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call)
+/// or its test command cannot be confined, 2 when no model is configured or the model could
+/// not be reached.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  OPENAI_API_KEY=sk-… cast run \"add a --verbose flag to cli.py\"\n  OPENAI_BASE_URL=http://localhost:11434/v1 CAST_MODEL=qwen2.5-coder:14b cast run --root ~/src/app \"why does test_login fail?\"\n  cast run --json --read-only \"explain how caching works\" > events.jsonl"
@@ -49,7 +61,10 @@ pub struct Args {
     #[arg(long, value_name = "MODE", default_value = "auto")]
     approval: ApprovalMode,
     /// Run this command (e.g. "pytest -q") before finishing when files changed; a failure goes
-    /// back to the model, mapped onto the code, for up to 3 fix attempts.
+    /// back to the model, mapped onto the code, for up to 3 fix attempts. `auto` finds the
+    /// project's command: `cargo test` (Cargo.toml), `go test ./...` (go.mod), pytest or
+    /// unittest (Python tests), `npm test` (package.json's test script). Default: the
+    /// remembered `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix, see `cast sessions`): its conversation and
@@ -59,9 +74,12 @@ pub struct Args {
     /// Do not answer from the cache of earlier answers (used only when no file changed since).
     #[arg(long)]
     no_cache: bool,
-    /// Offer `run_command` (the model can run any shell command in the workspace).
+    /// Offer `run_command` (the model can run shell commands in the workspace, confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
     #[arg(long)]
     json: bool,
@@ -87,84 +105,41 @@ pub struct ModelArgs {
     no_stream: bool,
 }
 
-/// The model, the tools and the workspace an agent command runs with, or `None` when no model
-/// is configured (what to set has been printed).
-pub(crate) fn setup(
+impl ModelArgs {
+    /// The flags as the agent's configuration takes them.
+    pub(crate) fn flags(&self) -> ModelFlags {
+        ModelFlags {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            protocol: self.protocol.clone(),
+            no_stream: self.no_stream,
+        }
+    }
+}
+
+/// The builder of an agent over `root` with the model of the flags, or `None` when no model is
+/// configured (what to set has been printed).
+pub(crate) fn agent_builder(
     root: &std::path::Path,
     model: &ModelArgs,
-    allow_commands: bool,
-    read_only: bool,
-) -> anyhow::Result<Option<(cast_agent::llm::Llm, Registry, ToolContext)>> {
-    let mut ctx = ToolContext::new(root)?;
-    let files = config::config_files(ctx.workspace.root())?;
-    let flags = ModelFlags {
-        provider: model.provider.clone(),
-        model: model.model.clone(),
-        base_url: model.base_url.clone(),
-        protocol: model.protocol.clone(),
-        no_stream: model.no_stream,
-    };
-    let llm = match config::resolve(&flags, &|k| std::env::var(k).ok(), &files) {
-        Ok(llm) => llm,
-        Err(err) => {
+) -> anyhow::Result<Option<AgentBuilder>> {
+    match AgentBuilder::new(root, &model.flags()) {
+        Ok(builder) => Ok(Some(builder)),
+        Err(BuildError::Model(err)) => {
             crate::output::warn(&err);
-            return Ok(None);
+            Ok(None)
         }
-    };
-    let mut registry = Registry::standard(RegistryOptions {
-        commands: allow_commands,
-    });
-    if read_only {
-        ctx.edit_mode = EditMode::ReadOnly;
-        for name in registry.names() {
-            if registry.get(name).is_some_and(|t| !t.read_only()) {
-                registry.remove(name);
-            }
-        }
+        Err(err) => Err(err.into()),
     }
-    Ok(Some((llm, registry, ctx)))
 }
 
-/// The standard system prompt with the user's remembered preferences (`/pref` in `cast chat`).
-pub(crate) fn system_prompt(
-    registry: &Registry,
-    ctx: &ToolContext,
-    budget: usize,
-    memory: Option<&PersistentMemory>,
-) -> String {
-    let mut prompt = cast_agent::prompt::standard(registry, ctx, budget);
-    let prefs = memory.and_then(|m| m.prefs().ok()).unwrap_or_default();
-    if !prefs.is_empty() {
-        prompt
-            .rules
-            .push_str("\n\n# The user's preferences (follow them)");
-        for (key, value) in prefs {
-            prompt.rules.push_str(&format!("\n- {key}: {value}"));
-        }
-    }
-    prompt.render()
-}
-
-/// The agent over its parts, and the async runtime it runs on.
-pub(crate) fn start(
-    llm: cast_agent::llm::Llm,
-    registry: Registry,
-    ctx: ToolContext,
-    config: AgentConfig,
-    system: String,
-) -> anyhow::Result<(Agent, tokio::runtime::Runtime)> {
-    let agent = Agent {
-        llm,
-        registry: Arc::new(registry),
-        ctx: Arc::new(ctx),
-        config,
-        system,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The async runtime agents run on.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")?;
-    Ok((agent, runtime))
+        .context("cannot start the async runtime")
 }
 
 /// The session to continue (`--resume ID`) or a new one, and the persistent memory. Memory is
@@ -183,12 +158,30 @@ pub(crate) fn open_session(
     Ok((session, memory))
 }
 
-/// `--test-cmd` when given, else the remembered `test_cmd` preference.
+/// The user's remembered preferences (`/pref` in `cast chat`), for the prompt's rules.
+pub(crate) fn preferences(memory: Option<&PersistentMemory>) -> Vec<(String, String)> {
+    memory.and_then(|m| m.prefs().ok()).unwrap_or_default()
+}
+
+/// `--test-cmd` when given, else the remembered `test_cmd` preference; `auto` is the command
+/// found from the project's files (a warning says when none is found).
 pub(crate) fn test_cmd_or_remembered(
     given: Option<String>,
     memory: Option<&PersistentMemory>,
+    root: &std::path::Path,
 ) -> Option<String> {
-    given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))
+    let cmd = given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))?;
+    if cmd.trim() != "auto" {
+        return Some(cmd);
+    }
+    let found = cast_agent::detect_test_command(root);
+    match &found {
+        Some(cmd) => crate::output::warn(format_args!("--test-cmd auto: {cmd}")),
+        None => crate::output::warn(
+            "--test-cmd auto: no test command found (no Cargo.toml, go.mod, Python tests or npm test script); changes will not be tested",
+        ),
+    }
+    found
 }
 
 /// Prints a run's events as they come, as text or as JSON lines. The first write error stops
@@ -223,12 +216,10 @@ impl EventPrinter {
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let read_only = args.read_only || args.approval == ApprovalMode::ReadOnly;
-    let Some((llm, registry, ctx)) =
-        setup(&args.root, &args.model, args.allow_commands, read_only)?
-    else {
+    let Some(builder) = agent_builder(&args.root, &args.model)? else {
         return Ok(Exit::BadUsage);
     };
-    let root = ctx.workspace.root().to_path_buf();
+    let root = builder.root().to_path_buf();
     let (mut session, memory) = open_session(&root, args.resume.as_deref())?;
     let cacheable = read_only && args.resume.is_none() && !args.no_cache;
     if cacheable
@@ -250,11 +241,26 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
             .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
-        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
+        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root),
         ..AgentConfig::default()
     };
-    let system = system_prompt(&registry, &ctx, config.map_budget, memory.as_ref());
-    let (agent, runtime) = start(llm, registry, ctx, config, system)?;
+    let sandbox = crate::sandbox::resolve(&args.sandbox, &root)?;
+    if config.test_cmd.is_some()
+        && let Err(err) = sandbox.check()
+    {
+        // Refused before the model is asked: the run could never pass its tests.
+        crate::output::warn(format_args!("the test command cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
+    let agent = builder
+        .sandbox(sandbox)
+        .allow_commands(args.allow_commands)
+        .read_only(read_only)
+        .config(config)
+        .preferences(preferences(memory.as_ref()))
+        .task(&args.task)
+        .build();
+    let runtime = runtime()?;
     let mut printer = EventPrinter::new(args.json);
     let mut task = args.task.clone();
     if let Some(note) = session.refresh_note(
@@ -275,7 +281,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     });
     printer.finish()?;
     session.messages = messages;
-    session.record_run(&root, &args.task, &outcome);
+    outcome.record_in(&mut session, &root, &args.task);
     if let Err(e) = session.save(&root) {
         crate::output::warn(format_args!("the session could not be saved: {e}"));
     }
@@ -345,8 +351,25 @@ impl Approver for TerminalApprover {
 
 pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
-        Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
+        Event::Start {
+            model,
+            root,
+            sandbox,
+            ..
+        } => out.line(&format!("cast · {model} · {root} · sandbox {sandbox}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
+        Event::Retry {
+            attempt,
+            attempts,
+            wait_ms,
+            reason,
+            ..
+        } => out.line(&format!(
+            "    model not answering ({reason}); retry {} of {} in {:.1} s",
+            attempt,
+            attempts - 1,
+            *wait_ms as f64 / 1000.0
+        )),
         Event::Tests {
             attempt,
             passed,
@@ -382,26 +405,44 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
         }
         Event::Final {
             response,
-            stop,
+            stop: Stop::Finished,
             steps,
             changed_files,
+            tests,
             ..
         } => {
-            let how = match stop {
-                Stop::Finished => format!("Finished in {steps} step(s)."),
-                Stop::StepLimit(n) => format!("Stopped at the {n}-step limit."),
-                Stop::Repeated(what) => format!("Stopped: {what}."),
-                Stop::ModelError(err) => format!("Stopped: {err}"),
-                Stop::TestsFailing(why) => format!("Stopped: {why}."),
-            };
-            out.line(&format!("\n{how}"))?;
+            out.line(&format!("\nFinished in {steps} step(s)."))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
+            }
+            if let Some(tests) = tests_line(tests) {
+                out.line(&tests)?;
             }
             if response.is_empty() {
                 return Ok(());
             }
             out.line(&format!("\n{response}"))
         }
+        // A run that did not finish answers with why it stopped, its last actions and what
+        // changed: print that once, not a summary line saying the same first.
+        Event::Final { response, .. } => out.line(&format!("\n{response}")),
     }
+}
+
+/// What a finished run's summary says about testing its changes (`None` when nothing changed).
+fn tests_line(tests: &TestsSummary) -> Option<String> {
+    Some(match tests {
+        TestsSummary::NothingChanged => return None,
+        TestsSummary::NoCommand => {
+            "Tests: none ran (no test command; give --test-cmd CMD, or --test-cmd auto)".to_owned()
+        }
+        TestsSummary::NotRun { command } => format!("Tests: `{command}` did not run"),
+        TestsSummary::NoneCollected { command } => {
+            format!("Tests: none ran (`{command}` found no tests; nothing was checked)")
+        }
+        TestsSummary::Passed { command, runs } => format!("Tests: `{command}` passed (run {runs})"),
+        TestsSummary::Failing { command, runs } => {
+            format!("Tests: `{command}` failing after {runs} run(s)")
+        }
+    })
 }

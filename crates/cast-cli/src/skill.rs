@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use crate::run::{ModelArgs, setup};
+use crate::run::ModelArgs;
 use crate::{Exit, Out};
 use cast_agent::agent::{AgentConfig, Event, Stop};
-use cast_agent::prompt::{EXAMPLE, PromptParts, RULES, tool_list, workspace_overview};
 use cast_agent::skills::{self, Skill, templates};
 
 /// Build a new agent from a template and a request (the text2agent skill).
@@ -78,6 +77,8 @@ struct SkillRunArgs {
     /// One JSON event per line, then a `report` event.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn text2agent(args: Text2AgentArgs, out: &mut Out) -> anyhow::Result<Exit> {
@@ -237,28 +238,26 @@ fn run_skill(
     out: &mut Out,
 ) -> anyhow::Result<Exit> {
     let json = run.json;
-    let Some((llm, mut registry, ctx)) = setup(root, &run.model, false, false)? else {
+    let Some(builder) = crate::run::agent_builder(root, &run.model)? else {
         return Ok(Exit::BadUsage);
     };
-    for name in registry.names() {
-        if !skill.tools.contains(&name) {
-            registry.remove(name);
-        }
-    }
-    let system = PromptParts {
-        role: skill.role.to_owned(),
-        rules: format!("{RULES}\n\n{}", skill.rules),
-        tools: tool_list(&registry),
-        workspace: workspace_overview(&registry, &ctx, 1500),
-        example: EXAMPLE.to_owned(),
-    }
-    .render();
     let config = AgentConfig {
         max_steps: run.max_steps.max(1),
         test_cmd: Some(skills::validation_command(root)),
         ..AgentConfig::default()
     };
-    let (agent, runtime) = crate::run::start(llm, registry, ctx, config, system)?;
+    let sandbox = crate::sandbox::resolve(&run.sandbox, root)?;
+    if let Err(err) = sandbox.check() {
+        // The validation could never run: refuse before the model is asked.
+        crate::output::warn(format_args!("the validation cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
+    let agent = builder
+        .sandbox(sandbox.clone())
+        .skill(skill)
+        .config(config)
+        .build();
+    let runtime = crate::run::runtime()?;
     let mut printer = crate::run::EventPrinter::new(json);
     let mut diffs: Vec<(String, String)> = Vec::new();
     let outcome = runtime.block_on(async {
@@ -273,7 +272,7 @@ fn run_skill(
             .await
     });
     printer.finish()?;
-    let (validated, output) = skills::validate(root);
+    let (validated, output) = skills::validate(&sandbox, root);
     let diff: String = diffs
         .iter()
         .map(|(_, d)| d.as_str())

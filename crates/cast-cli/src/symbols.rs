@@ -39,15 +39,6 @@ pub struct Args {
     /// Print one JSON object per line.
     #[arg(long)]
     json: bool,
-    /// Do not respect .gitignore, .ignore and .git/info/exclude.
-    #[arg(long)]
-    no_ignore: bool,
-    /// Include hidden files and folders.
-    #[arg(long)]
-    hidden: bool,
-    /// Follow symbolic links.
-    #[arg(long, short = 'L')]
-    follow: bool,
     /// Only symbols of these kinds (class, function, method, struct, enum, trait, interface,
     /// impl, type, module, constant, variable, macro, element, script, style, heading, block).
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
@@ -58,6 +49,8 @@ pub struct Args {
     /// Number of parser threads (default: all cores).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
+    #[command(flatten)]
+    walk: crate::walk_args::WalkArgs,
 }
 
 fn parse_kind(s: &str) -> Result<SymbolKind, String> {
@@ -96,10 +89,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     }
     let registry = Registry::default();
     let options = WalkOptions {
-        hidden: args.hidden,
-        no_ignore: args.no_ignore,
-        follow_links: args.follow,
-        max_filesize: args.max_filesize,
+        max_filesize: Some(args.max_filesize),
+        ..args.walk.options()
     };
     let started = Instant::now();
     let (mut files, mut symbols, mut skipped) = (0usize, 0usize, 0usize);

@@ -1,6 +1,7 @@
 //! `cast trace SESSION`: a session's steps, readably; and the writer `cast run` uses to record
 //! them in `ROOT/.cast/traces/SESSION.jsonl`.
 
+use cast_workspace::StateDir;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,7 @@ pub struct TraceWriter {
 }
 
 fn trace_path(root: &Path, session: &str) -> PathBuf {
-    root.join(".cast")
+    StateDir::of(root)
         .join("traces")
         .join(format!("{session}.jsonl"))
 }
@@ -29,10 +30,9 @@ impl TraceWriter {
     /// and the run goes on without it.
     pub fn create(root: &Path, session: &str) -> TraceWriter {
         let path = trace_path(root, session);
-        let file = path
-            .parent()
-            .map(std::fs::create_dir_all)
-            .transpose()
+        let file = StateDir::of(root)
+            .ensure_subdir("traces")
+            .map_err(std::io::Error::other)
             .and_then(|_| {
                 std::fs::OpenOptions::new()
                     .create(true)

@@ -5,6 +5,7 @@
 //! renamed into place, so it is complete or absent, and it is written before any target is. The
 //! newest [`KEEP`] entries are kept. `ROOT/.cast/` holds a `.gitignore` of `*`.
 
+use cast_workspace::StateDir;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -78,7 +79,7 @@ impl Journal {
     pub fn new(root: &Path) -> Journal {
         Journal {
             root: root.to_owned(),
-            dir: root.join(".cast").join("undo"),
+            dir: StateDir::of(root).join("undo"),
         }
     }
 
@@ -90,12 +91,9 @@ impl Journal {
     }
 
     fn ensure_dirs(&self) -> Result<(), CoderError> {
-        let cast = self.root.join(".cast");
-        fs::create_dir_all(&self.dir).map_err(|e| CoderError::io(&self.dir, e))?;
-        let ignore = cast.join(".gitignore");
-        if !ignore.exists() {
-            fs::write(&ignore, "*\n").map_err(|e| CoderError::io(&ignore, e))?;
-        }
+        StateDir::of(&self.root)
+            .ensure_subdir("undo")
+            .map_err(|e| CoderError::io(&e.path, e.source))?;
         Ok(())
     }
 

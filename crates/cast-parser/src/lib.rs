@@ -42,6 +42,7 @@ mod source;
 mod ts;
 mod walk;
 
+pub use cast_workspace::{WalkOptions, relative};
 pub use description::{LanguageDescription, TreeSitterLanguage};
 pub use error::ParseError;
 pub use html::Html;
@@ -49,4 +50,4 @@ pub use language::{LanguageParser, Registry};
 pub use model::{Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind};
 pub use python::Python;
 pub use source::{DEFAULT_MAX_FILESIZE, SourceText};
-pub use walk::{FileOutcome, WalkOptions, parse_tree, relative, source_files};
+pub use walk::{FileOutcome, parse_tree, source_files};

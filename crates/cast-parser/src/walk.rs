@@ -1,53 +1,14 @@
-//! Parsing a whole tree: a gitignore-aware walk (ripgrep's `ignore` crate) and a parallel parse.
+//! Parsing a whole tree: the workspace's walk (cast-workspace: ripgrep's rules) and a parallel
+//! parse.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use cast_workspace::{WalkOptions, relative};
+
 use crate::{DEFAULT_MAX_FILESIZE, ParseError, ParsedFile, Registry};
-
-/// Which files a walk visits. The defaults equal ripgrep's: `.gitignore`, `.ignore` and
-/// `.git/info/exclude` are respected (gitignore only inside a git repository), hidden files and
-/// folders are skipped.
-#[derive(Debug, Clone)]
-pub struct WalkOptions {
-    /// Visit hidden files and folders too.
-    pub hidden: bool,
-    /// Do not read ignore files.
-    pub no_ignore: bool,
-    /// Follow symbolic links.
-    pub follow_links: bool,
-    /// Files over this many bytes are skipped with [`ParseError::TooLarge`].
-    pub max_filesize: u64,
-}
-
-impl Default for WalkOptions {
-    fn default() -> Self {
-        WalkOptions {
-            hidden: false,
-            no_ignore: false,
-            follow_links: false,
-            max_filesize: DEFAULT_MAX_FILESIZE,
-        }
-    }
-}
-
-impl WalkOptions {
-    /// A configured `ignore` walker over `root`.
-    pub fn builder(&self, root: &Path) -> ignore::WalkBuilder {
-        let mut builder = ignore::WalkBuilder::new(root);
-        builder
-            .hidden(!self.hidden)
-            .ignore(!self.no_ignore)
-            .git_ignore(!self.no_ignore)
-            .git_global(!self.no_ignore)
-            .git_exclude(!self.no_ignore)
-            .parents(!self.no_ignore)
-            .follow_links(self.follow_links);
-        builder
-    }
-}
 
 /// One file found by a walk: where it is and what parsing it gave.
 #[derive(Debug)]
@@ -59,20 +20,6 @@ pub struct FileOutcome {
     pub result: Result<ParsedFile, ParseError>,
 }
 
-/// A path relative to `root`, with forward slashes.
-pub fn relative(root: &Path, path: &Path) -> String {
-    let rel = match path.strip_prefix(root) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel,
-        _ => Path::new(path.file_name().unwrap_or(path.as_os_str())),
-    };
-    let rel = rel.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '/' {
-        rel.into_owned()
-    } else {
-        rel.replace(std::path::MAIN_SEPARATOR, "/")
-    }
-}
-
 /// The files under `root` that some language in `registry` parses, sorted by relative path.
 /// Walk errors (unreadable folders, broken links) come back as outcomes holding the error.
 pub fn source_files(
@@ -82,7 +29,10 @@ pub fn source_files(
 ) -> (Vec<(PathBuf, String)>, Vec<FileOutcome>) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
-    options.builder(root).build_parallel().run(|| {
+    let mut builder = options.builder(root);
+    // A file over the size limit is reported as too large by the parse, not silently skipped.
+    builder.max_filesize(None);
+    builder.build_parallel().run(|| {
         Box::new(|entry| {
             match entry {
                 Ok(entry) => {
@@ -135,13 +85,15 @@ fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
 }
 
 /// Walks `root` and parses every supported file on all cores. Outcomes are sorted by relative
-/// path; walk errors come first.
+/// path; walk errors come first. A file over `options.max_filesize` (by default
+/// [`DEFAULT_MAX_FILESIZE`]) is an outcome holding [`ParseError::TooLarge`].
 pub fn parse_tree(root: &Path, options: &WalkOptions, registry: &Registry) -> Vec<FileOutcome> {
     let (files, mut outcomes) = source_files(root, options, registry);
+    let max_filesize = options.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE);
     let parsed: Vec<FileOutcome> = files
         .into_par_iter()
         .map(|(path, rel)| {
-            let result = registry.parse_file(&path, options.max_filesize);
+            let result = registry.parse_file(&path, max_filesize);
             FileOutcome { path, rel, result }
         })
         .collect();

@@ -27,9 +27,9 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::grep::FileError;
+use crate::FileError;
 use crate::text::trim_line_end;
-use crate::walk::relative;
+use cast_workspace::relative;
 
 /// One line kept from a file: where its text sits in the file's buffer.
 #[derive(Debug, Clone, Copy)]
@@ -296,7 +296,7 @@ fn search_all_but(
         .sort_unstable_by(|a, b| walk_order(&a.path, &b.path));
     outcome
         .errors
-        .sort_by(|a, b| crate::walk::path_order(&a.path, &b.path));
+        .sort_by(|a, b| cast_workspace::path_order(&a.path, &b.path));
     outcome
 }
 
@@ -476,7 +476,7 @@ pub(crate) fn search_capped(
         .retain(|e| seen.insert((e.path.clone(), e.message.clone())));
     outcome
         .errors
-        .sort_by(|a, b| crate::walk::path_order(&a.path, &b.path));
+        .sort_by(|a, b| cast_workspace::path_order(&a.path, &b.path));
     // Keep the first `cap` matches.
     let mut total = 0;
     let mut keep = outcome.files.len();
@@ -764,9 +764,7 @@ mod tests {
     fn a_capped_search_is_the_prefix_of_the_uncapped_one_after_either_stage() {
         let dir = tree();
         let root = dir.path();
-        let builder = crate::WalkOptions::default()
-            .builder(root, &[], &[])
-            .unwrap();
+        let builder = crate::WalkOptions::default().builder(root);
         let matcher = crate::grep::matcher("hit", &crate::GrepOptions::default()).unwrap();
         for context in [0, 1] {
             let config = SearchConfig {

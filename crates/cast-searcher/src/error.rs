@@ -1,7 +1,9 @@
-//! The one error type of this crate.
+//! The error type of this crate, and the per-file failures a search reports without failing.
 
 use std::io;
 use std::path::PathBuf;
+
+use serde::Serialize;
 
 /// Why a search, read or listing could not be done. Each message says what to change.
 #[derive(Debug, thiserror::Error)]
@@ -54,4 +56,12 @@ impl SearchError {
             SearchError::Io { path, source }
         }
     }
+}
+
+/// A file or folder that could not be searched, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileError {
+    /// Relative to the root, with forward slashes.
+    pub path: String,
+    pub message: String,
 }

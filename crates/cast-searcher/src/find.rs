@@ -11,11 +11,11 @@ use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::{Deserialize, Serialize};
 
+use crate::FileError;
 use crate::engine::walk_error;
-use crate::grep::FileError;
 use crate::text::grouped;
-use crate::walk::{path_order, relative};
 use crate::{SearchError, WalkOptions};
+use cast_workspace::{path_order, relative};
 
 /// The default cap on file results: what an agent's `glob_search` and `file_search` return.
 pub const DEFAULT_FILE_MAX_RESULTS: usize = 10;
@@ -110,7 +110,7 @@ pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, SearchError> {
 pub fn glob(root: &Path, pattern: &str, options: &GlobOptions) -> Result<GlobResult, SearchError> {
     crate::walk::check_root(root)?;
     let matcher = compile_glob(pattern)?;
-    let mut builder = options.walk.builder(root, &[], &[])?;
+    let mut builder = options.walk.builder(root);
     let mut result = GlobResult {
         paths: Vec::new(),
         capped: false,
@@ -161,7 +161,7 @@ pub(crate) struct AllFiles {
 
 /// Walks `root` in parallel and returns every file's relative path, sorted.
 pub(crate) fn all_files(root: &Path, walk: &WalkOptions) -> Result<AllFiles, SearchError> {
-    let builder = walk.builder(root, &[], &[])?;
+    let builder = walk.builder(root);
     let found = Mutex::new(AllFiles {
         paths: Vec::new(),
         errors: Vec::new(),

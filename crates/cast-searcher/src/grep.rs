@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::engine::{self, FileHits, Rec, SearchConfig};
 use crate::text::{DEFAULT_MAX_LINE_BYTES, grouped, line_text};
-use crate::{SearchError, WalkOptions};
+use crate::{FileError, SearchError, WalkOptions};
 
 /// The default cap on matches: what an agent's `grep_search` returns.
 pub const DEFAULT_GREP_MAX_RESULTS: usize = 50;
@@ -51,14 +51,6 @@ impl Default for GrepOptions {
             walk: WalkOptions::default(),
         }
     }
-}
-
-/// A file or folder that could not be searched, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileError {
-    /// Relative to the root, with forward slashes.
-    pub path: String,
-    pub message: String,
 }
 
 /// What [`grep`] found: matching lines (and context lines) in path-then-line order.
@@ -274,9 +266,7 @@ pub fn matcher(query: &str, options: &GrepOptions) -> Result<RegexMatcher, Searc
 pub fn grep(root: &Path, query: &str, options: &GrepOptions) -> Result<GrepResult, SearchError> {
     crate::walk::check_root(root)?;
     let matcher = matcher(query, options)?;
-    let builder = options
-        .walk
-        .builder(root, &options.include, &options.exclude)?;
+    let builder = crate::walk::builder(&options.walk, root, &options.include, &options.exclude)?;
     let config = SearchConfig {
         context: options.context,
         per_file_limit: None,

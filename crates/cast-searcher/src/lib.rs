@@ -39,14 +39,13 @@ mod read;
 mod text;
 mod walk;
 
-pub use error::SearchError;
+pub use cast_workspace::{WalkOptions, path_order, relative};
+pub use error::{FileError, SearchError};
 pub use find::{
     DEFAULT_FILE_MAX_RESULTS, FindFilesOptions, FindFilesResult, GlobOptions, GlobResult,
     RankedFile, compile_glob, find_files, glob,
 };
-pub use grep::{
-    DEFAULT_GREP_MAX_RESULTS, FileError, GrepLine, GrepOptions, GrepResult, grep, matcher,
-};
+pub use grep::{DEFAULT_GREP_MAX_RESULTS, GrepLine, GrepOptions, GrepResult, grep, matcher};
 pub use list::{
     DEFAULT_LIST_DEPTH, DEFAULT_LIST_MAX_ENTRIES, Entry, EntryKind, ListOptions, ListResult,
     list_dir,
@@ -56,4 +55,3 @@ pub use read::{
     ReadOptions, ReadResult, read,
 };
 pub use text::{DEFAULT_MAX_LINE_BYTES, grouped, human_size, line_text};
-pub use walk::{WalkOptions, path_order, relative};

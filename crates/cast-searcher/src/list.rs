@@ -7,11 +7,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::FileError;
 use crate::engine::walk_error;
-use crate::grep::FileError;
 use crate::text::{grouped, human_size};
-use crate::walk::relative;
 use crate::{SearchError, WalkOptions};
+use cast_workspace::relative;
 
 /// How deep a listing goes by default: the folder's entries and theirs.
 pub const DEFAULT_LIST_DEPTH: usize = 2;
@@ -224,7 +224,7 @@ pub fn list_dir(root: &Path, options: &ListOptions) -> Result<ListResult, Search
         });
     }
     let depth = options.depth.max(1);
-    let mut builder = options.walk.builder(root, &[], &[])?;
+    let mut builder = options.walk.builder(root);
     builder
         .max_depth(Some(depth + 1))
         .sort_by_file_name(|a, b| a.cmp(b));

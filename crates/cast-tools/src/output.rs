@@ -19,10 +19,37 @@ pub struct ToolOutput {
     pub status: Status,
     /// What the model reads; capped at [`crate::ToolContext::max_output_bytes`] with a note.
     pub text: String,
-    /// The structured result (its shape depends on the tool).
+    /// The structured result (its shape depends on the tool), for MCP clients and `cast tool`.
     pub data: serde_json::Value,
     /// The text was cut to fit the cap.
     pub truncated: bool,
+    /// The files the call changed (or, in a dry run, would change), typed for programs that
+    /// keep books of a session (the agent); `data` says the same in JSON.
+    #[serde(skip)]
+    pub change: Option<ChangeSummary>,
+    /// The file the call read, typed likewise.
+    #[serde(skip)]
+    pub read: Option<ReadSummary>,
+}
+
+/// What an edit, a deletion or a change set did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeSummary {
+    /// The files, relative to the workspace root.
+    pub paths: Vec<String>,
+    /// The unified diff of the whole change (a deletion says so in one line).
+    pub diff: String,
+    /// A preview: nothing was written.
+    pub dry_run: bool,
+}
+
+/// What a read showed of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadSummary {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// Every line of the file was shown (not a line range, not held back by the size guard).
+    pub whole: bool,
 }
 
 impl ToolOutput {
@@ -42,7 +69,21 @@ impl ToolOutput {
             text: text.into(),
             data: serde_json::to_value(data).unwrap_or(serde_json::Value::Null),
             truncated: false,
+            change: None,
+            read: None,
         }
+    }
+
+    /// The same output, saying which files it changed.
+    pub fn with_change(mut self, change: ChangeSummary) -> Self {
+        self.change = Some(change);
+        self
+    }
+
+    /// The same output, saying which file it read.
+    pub fn with_read(mut self, read: ReadSummary) -> Self {
+        self.read = Some(read);
+        self
     }
 
     /// Cuts `text` to at most `max` bytes (on a line boundary when one is near), saying so.

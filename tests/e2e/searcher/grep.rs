@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use predicates::prelude::*;
 
-use crate::support::{cast, fixtures, json_lines, python_stdlib};
+use crate::support::{cast, fixtures, json_lines, python_stdlib, skip_test};
 
 #[test]
 fn grep_prints_path_line_text_in_path_order() {
@@ -230,11 +230,10 @@ fn cast_hits(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
 #[test]
 fn grep_equals_ripgrep_on_the_python_standard_library() {
     let Some((_, stdlib)) = python_stdlib() else {
-        eprintln!("skipped: no python3 standard library to search");
         return;
     };
     if Command::new("rg").arg("--version").output().is_err() {
-        eprintln!("skipped: rg (ripgrep) is not installed; apt-get install ripgrep");
+        skip_test("rg (ripgrep) is not installed; apt-get install ripgrep");
         return;
     }
     for query in QUERIES {

@@ -4,7 +4,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::http::Http;
-use super::{ChatRequest, ChatResponse, LlmError, Role, ToolCall, Usage};
+use super::{ChatRequest, ChatResponse, LlmError, Progress, Role, ToolCall, Usage};
 
 /// An Anthropic endpoint.
 #[derive(Debug, Clone)]
@@ -87,7 +87,7 @@ impl Anthropic {
         &self,
         http: &Http,
         request: &ChatRequest,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let url = self.url();
         let mut headers = HeaderMap::new();
@@ -98,11 +98,11 @@ impl Anthropic {
             headers.insert("x-api-key", value);
         }
         let response = http
-            .post_json(&url, headers, &self.body(request), &self.model)
+            .post_json(&url, headers, &self.body(request), &self.model, on_progress)
             .await?;
         let parsed = super::http::read_json(&url, response, parse_message).await?;
         if !parsed.content.is_empty() {
-            on_text(&parsed.content);
+            on_progress(Progress::Text(&parsed.content));
         }
         Ok(parsed)
     }

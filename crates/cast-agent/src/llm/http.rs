@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use super::LlmError;
+use super::{LlmError, Progress};
 
 /// How hard to try.
 #[derive(Debug, Clone)]
@@ -56,14 +56,16 @@ impl Http {
         })
     }
 
-    /// POSTs JSON and returns the successful response (status 2xx), retrying transient failures.
-    /// `model` is used to explain a 404.
+    /// POSTs JSON and returns the successful response (status 2xx), retrying transient failures
+    /// (each retry is reported to `on_progress` before the wait). `model` is used to explain a
+    /// 404.
     pub async fn post_json(
         &self,
         url: &str,
         headers: HeaderMap,
         body: &Value,
         model: &str,
+        on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
     ) -> Result<reqwest::Response, LlmError> {
         let mut backoff = self.retry.first_backoff;
         let attempts = self.retry.attempts.max(1);
@@ -109,6 +111,12 @@ impl Http {
             if !error.is_transient() || attempt >= attempts {
                 return Err(error);
             }
+            on_progress(Progress::Retry {
+                attempt,
+                attempts,
+                wait: backoff,
+                error: &error,
+            });
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(self.retry.max_backoff);
         }

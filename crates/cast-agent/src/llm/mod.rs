@@ -13,7 +13,7 @@ pub use anthropic::Anthropic;
 pub use error::LlmError;
 pub use http::{Http, RetryPolicy};
 pub use openai::OpenAi;
-pub use types::{ChatRequest, ChatResponse, Message, Role, ToolCall, ToolDef, Usage};
+pub use types::{ChatRequest, ChatResponse, Message, Progress, Role, ToolCall, ToolDef, Usage};
 
 /// Which API a model speaks.
 #[derive(Debug, Clone)]
@@ -32,12 +32,12 @@ pub struct Llm {
 }
 
 impl Llm {
-    /// Sends one request. `on_text` sees the answer's text as it arrives (streamed providers
-    /// call it many times).
+    /// Sends one request. `on_progress` sees the answer's text as it arrives (streamed
+    /// providers send many pieces) and every retry before it is made.
     pub async fn chat(
         &self,
         request: &ChatRequest,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
     ) -> Result<ChatResponse, LlmError> {
         if self.text_protocol {
             let encoded = text::encode(request);
@@ -47,21 +47,21 @@ impl Llm {
                 .map(|m| m.tool_calls.len())
                 .sum::<usize>()
                 + 1;
-            let response = self.send(&encoded, on_text).await?;
+            let response = self.send(&encoded, on_progress).await?;
             Ok(text::decode(response, first_id))
         } else {
-            self.send(request, on_text).await
+            self.send(request, on_progress).await
         }
     }
 
     async fn send(
         &self,
         request: &ChatRequest,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
     ) -> Result<ChatResponse, LlmError> {
         match &self.provider {
-            Provider::OpenAi(p) => p.chat(&self.http, request, on_text).await,
-            Provider::Anthropic(p) => p.chat(&self.http, request, on_text).await,
+            Provider::OpenAi(p) => p.chat(&self.http, request, on_progress).await,
+            Provider::Anthropic(p) => p.chat(&self.http, request, on_progress).await,
         }
     }
 

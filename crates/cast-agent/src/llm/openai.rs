@@ -6,7 +6,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::http::Http;
-use super::{ChatRequest, ChatResponse, LlmError, Message, Role, ToolCall, Usage};
+use super::{ChatRequest, ChatResponse, LlmError, Message, Progress, Role, ToolCall, Usage};
 
 /// An OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
@@ -54,7 +54,7 @@ impl OpenAi {
         &self,
         http: &Http,
         request: &ChatRequest,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let url = self.url();
         let mut headers = HeaderMap::new();
@@ -64,14 +64,14 @@ impl OpenAi {
             headers.insert(AUTHORIZATION, value);
         }
         let response = http
-            .post_json(&url, headers, &self.body(request), &self.model)
+            .post_json(&url, headers, &self.body(request), &self.model, on_progress)
             .await?;
         if self.stream {
-            read_stream(&url, response, on_text).await
+            read_stream(&url, response, on_progress).await
         } else {
             let parsed = super::http::read_json(&url, response, parse_completion).await?;
             if !parsed.content.is_empty() {
-                on_text(&parsed.content);
+                on_progress(Progress::Text(&parsed.content));
             }
             Ok(parsed)
         }
@@ -149,7 +149,7 @@ fn usage(u: &Value) -> Usage {
 async fn read_stream(
     url: &str,
     mut response: reqwest::Response,
-    on_text: &mut (dyn FnMut(&str) + Send),
+    on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<ChatResponse, LlmError> {
     let mut out = ChatResponse::default();
     let mut calls: Vec<ToolCall> = Vec::new();
@@ -197,7 +197,7 @@ async fn read_stream(
             if let Some(text) = delta["content"].as_str()
                 && !text.is_empty()
             {
-                on_text(text);
+                on_progress(Progress::Text(text));
                 out.content.push_str(text);
             }
             if let Some(parts) = delta["tool_calls"].as_array() {

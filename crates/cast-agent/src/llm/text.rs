@@ -14,7 +14,7 @@ use super::{ChatRequest, ChatResponse, Message, Role, ToolCall};
 
 /// The pseudo-tool a reply of `<file-edit>` blocks becomes; the agent applies the whole reply
 /// (every file, all or nothing) through the coder.
-pub const FILE_EDITS: &str = "file_edits";
+pub use cast_tools::tools::FILE_EDITS;
 
 /// Rewrites a request for a model without tool support.
 pub fn encode(request: &ChatRequest) -> ChatRequest {

@@ -110,3 +110,20 @@ pub struct ChatResponse {
     /// The provider's stop reason (`stop`, `tool_calls`, `end_turn`, `length`, …).
     pub finish_reason: Option<String>,
 }
+
+/// What happens while a request is being answered, for a front end to show.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A piece of the answer's text (a streamed answer comes in many).
+    Text(&'a str),
+    /// A transient failure (the server unreachable or busy, a timeout, a 429 or 5xx): the
+    /// request is sent again after `wait`.
+    Retry {
+        /// The attempt that failed (1 for the first).
+        attempt: u32,
+        /// Attempts allowed in all.
+        attempts: u32,
+        wait: std::time::Duration,
+        error: &'a super::LlmError,
+    },
+}

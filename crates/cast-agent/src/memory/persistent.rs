@@ -2,6 +2,7 @@
 //! per question and code hash (dropped when the code they read changes), and the last 1,000
 //! execution log entries.
 
+use cast_workspace::StateDir;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -63,16 +64,14 @@ impl PersistentMemory {
     /// Opens (or creates) the memory of the workspace at `root`. A database from another schema
     /// version or a corrupt file is replaced: memory is a cache, never trusted over the code.
     pub fn open(root: &Path) -> Result<Self, MemoryError> {
-        let dir = root.join(".cast");
-        let path = dir.join("memory.sqlite");
+        let state = StateDir::of(root);
+        let path = state.join("memory.sqlite");
         let err = |source| MemoryError {
             path: path.clone(),
             source,
         };
-        let _ = std::fs::create_dir_all(&dir);
-        if !dir.join(".gitignore").exists() {
-            let _ = std::fs::write(dir.join(".gitignore"), "*\n");
-        }
+        // A folder that cannot be created shows up as the database failing to open below.
+        let _ = state.ensure();
         let conn = match Self::connect(&path) {
             Ok(conn) => conn,
             Err(_) => {
@@ -174,7 +173,7 @@ impl PersistentMemory {
             .execute(
                 "INSERT INTO answers (question, answer, files, created) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(question) DO UPDATE SET answer = ?2, files = ?3, created = ?4",
-                params![normalize(question), answer, files, crate::agent::now()],
+                params![normalize(question), answer, files, crate::clock::now()],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -215,7 +214,7 @@ impl PersistentMemory {
         self.conn
             .execute(
                 "INSERT INTO log (timestamp, session, kind, summary) VALUES (?1, ?2, ?3, ?4)",
-                params![crate::agent::now(), session, kind, summary],
+                params![crate::clock::now(), session, kind, summary],
             )
             .map_err(|e| self.err(e))?;
         self.conn

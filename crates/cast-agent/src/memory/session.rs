@@ -1,6 +1,7 @@
 //! Sessions: every run belongs to one, saved at `ROOT/.cast/sessions/ID.json` so `--resume ID`
 //! continues it with its turns and the files it read (re-read when they changed since).
 
+use cast_workspace::StateDir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -58,10 +59,12 @@ pub struct SessionSummary {
     pub steps: usize,
     pub first_task: String,
     pub last_stop: Option<String>,
+    /// Changes the user did not approve (yet).
+    pub pending: usize,
 }
 
 fn sessions_dir(root: &Path) -> PathBuf {
-    root.join(".cast").join("sessions")
+    StateDir::of(root).join("sessions")
 }
 
 fn seen(path: &Path) -> Option<FileSeen> {
@@ -95,7 +98,7 @@ impl Session {
             &compact[8.min(compact.len())..],
             &salt[..4]
         );
-        let created = crate::agent::now();
+        let created = crate::clock::now();
         Session {
             id,
             updated: created.clone(),
@@ -107,18 +110,6 @@ impl Session {
             steps: 0,
             pending: Vec::new(),
         }
-    }
-
-    /// Records a finished run of `task`: the files it read, its steps, how it ended and the
-    /// changes the user did not approve.
-    pub fn record_run(&mut self, root: &Path, task: &str, outcome: &crate::agent::RunOutcome) {
-        for path in &outcome.files_read {
-            self.note_read(root, path);
-        }
-        self.tasks.push(task.to_owned());
-        self.steps += outcome.steps;
-        self.last_stop = Some(format!("{:?}", outcome.stop));
-        self.pending.extend(outcome.pending.iter().cloned());
     }
 
     /// Records that the agent read `rel` (relative to `root`).
@@ -172,18 +163,15 @@ impl Session {
 
     /// Saves atomically (temporary file and rename).
     pub fn save(&mut self, root: &Path) -> Result<(), SessionError> {
-        self.updated = crate::agent::now();
+        self.updated = crate::clock::now();
         let path = Self::path(root, &self.id);
         let bad = |reason: String| SessionError::Bad {
             path: path.clone(),
             reason,
         };
-        let dir = sessions_dir(root);
-        std::fs::create_dir_all(&dir).map_err(|e| bad(e.to_string()))?;
-        let cast_dir = root.join(".cast");
-        if !cast_dir.join(".gitignore").exists() {
-            let _ = std::fs::write(cast_dir.join(".gitignore"), "*\n");
-        }
+        let dir = StateDir::of(root)
+            .ensure_subdir("sessions")
+            .map_err(|e| bad(e.to_string()))?;
         let text = serde_json::to_string_pretty(self).map_err(|e| bad(e.to_string()))?;
         let tmp = dir.join(format!(".{}.json.tmp", self.id));
         std::fs::write(&tmp, text).map_err(|e| bad(e.to_string()))?;
@@ -251,6 +239,7 @@ impl Session {
                 tasks: s.tasks.len(),
                 steps: s.steps,
                 last_stop: s.last_stop,
+                pending: s.pending.len(),
             })
             .collect();
         out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));

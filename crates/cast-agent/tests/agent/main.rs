@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cast_agent::llm::{Anthropic, Http, Llm, OpenAi, Provider, RetryPolicy};
 use cast_agent::{Agent, AgentConfig, Event, RunOutcome, Stop};
-use cast_test_server::{Reply, ScriptedServer};
+use cast_test_support::{Reply, ScriptedServer};
 use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::{Value, json};
 
@@ -58,7 +58,10 @@ fn agent(server: &ScriptedServer, root: &std::path::Path, api: Api, max_steps: u
         text_protocol: matches!(api, Api::Text),
     };
     let registry = Registry::standard(RegistryOptions { commands: true });
-    let ctx = ToolContext::new(root).unwrap();
+    let mut ctx = ToolContext::new(root).unwrap();
+    // These tests are about the loop; commands run unconfined here because a test binary is
+    // no sandbox helper. The sandbox is tested through `cast` in tests/e2e/sandbox.rs.
+    ctx.sandbox = cast_tools::cast_sandbox::Sandbox::danger_full_access();
     Agent {
         llm,
         registry: Arc::new(registry),
@@ -259,7 +262,7 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
     );
     assert_eq!(outcome.stop, Stop::Finished);
     assert_eq!(outcome.response, "recovered");
-    let statuses: Vec<_> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<_> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["error", "error", "error", "ok"]);
     let last = &server.requests()[3].body;
     let results = tool_results(last);
@@ -633,7 +636,7 @@ fn check_explore_and_edit(dir: &std::path::Path, outcome: &RunOutcome, events: &
             "finish"
         ]
     );
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["ok", "ok", "ok", "ok", "refused", "ok", "ok"]);
     assert!(
         outcome.history[0].result.contains("pricing.py"),
@@ -809,7 +812,7 @@ fn a_sketch_the_merge_refuses_is_placed_by_the_edit_sub_agent() {
     assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
     let entry = &outcome.history[0];
     assert_eq!(
-        (entry.tool.as_str(), entry.status),
+        (entry.tool.as_str(), entry.status.as_str()),
         ("edit_file", "ok"),
         "{}",
         entry.result

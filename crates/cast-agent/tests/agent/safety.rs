@@ -8,7 +8,7 @@ use cast_tools::{Registry, RegistryOptions, ToolContext};
 use serde_json::{Value, json};
 
 use crate::{Api, PRICING, ScriptedServer, agent, run, shop, tool_results};
-use cast_test_server::Reply;
+use cast_test_support::{Reply, skip_test};
 
 const TEST_FILE: &str = "import unittest\n\nfrom shop.pricing import apply_discount\n\n\nclass DiscountTest(unittest.TestCase):\n    def test_save10_takes_ten_percent(self):\n        self.assertAlmostEqual(apply_discount(100, \"SAVE10\"), 90)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 
@@ -51,7 +51,7 @@ fn tests_events(events: &[Event]) -> Vec<bool> {
 #[test]
 fn an_edit_that_breaks_the_tests_is_fixed_on_the_second_attempt() {
     if !python_available() {
-        eprintln!("skipped: python3 is not installed");
+        skip_test("python3 is not installed");
         return;
     }
     let dir = shop_with_tests();
@@ -76,7 +76,7 @@ fn an_edit_that_breaks_the_tests_is_fixed_on_the_second_attempt() {
     let (outcome, events) = run(&agent, "make SAVE10 generous");
     assert_eq!(outcome.stop, Stop::Finished, "{outcome:?}");
     assert_eq!(tests_events(&events), [false, true]);
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["ok", "refused", "ok", "ok"]);
     // The model got the failure, with the test output, as the result of its finish call.
     let results = tool_results(&server.requests()[2].body);
@@ -96,7 +96,7 @@ fn an_edit_that_breaks_the_tests_is_fixed_on_the_second_attempt() {
 #[test]
 fn the_fix_loop_gives_up_after_three_failures_and_everything_stays_undoable() {
     if !python_available() {
-        eprintln!("skipped: python3 is not installed");
+        skip_test("python3 is not installed");
         return;
     }
     let dir = shop_with_tests();
@@ -210,7 +210,7 @@ fn a_denied_approval_changes_nothing_and_is_kept_pending() {
     agent.config.approver = Some(approver.clone());
     let (outcome, _) = run(&agent, "reduce the discount");
     assert_eq!(outcome.stop, Stop::Finished);
-    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status).collect();
+    let statuses: Vec<&str> = outcome.history.iter().map(|h| h.status.as_str()).collect();
     assert_eq!(statuses, ["refused", "ok", "ok"]);
     let seen = approver.seen.lock().unwrap();
     assert_eq!(seen.len(), 2, "finish needs no approval");

@@ -2,50 +2,19 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-/// How a SEARCH block was matched, from strictest to loosest. Each tier must find exactly one
-/// place; the first tier that finds any place decides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    /// Byte for byte.
-    Exact,
-    /// Ignoring whitespace at line ends (REPLACE is written as given).
-    TrailingWhitespace,
-    /// Ignoring indentation; the file's indentation is re-applied to REPLACE.
-    Indentation,
-    /// Ignoring any difference in whitespace; indentation re-applied.
-    Whitespace,
-    /// Also treating typographic quotes, dashes and odd spaces as their ASCII forms.
-    Punctuation,
-    /// The most similar place of the same line count, at least 90% similar and clearly ahead of
-    /// the next most similar one.
-    Fuzzy,
-}
+pub use crate::tier::Tier;
 
 /// The tiers that compare lines for equality, in order.
-pub(crate) const EQUALITY_TIERS: [Tier; 5] = [
+pub(crate) const EQUALITY_TIERS: [Tier; 6] = [
     Tier::Exact,
     Tier::TrailingWhitespace,
+    Tier::BlankLines,
     Tier::Indentation,
     Tier::Whitespace,
     Tier::Punctuation,
 ];
 
 impl Tier {
-    /// How the tier compares, for messages ("ignoring indentation").
-    pub fn describe(self) -> &'static str {
-        match self {
-            Tier::Exact => "exactly",
-            Tier::TrailingWhitespace => "ignoring trailing whitespace",
-            Tier::Indentation => "ignoring indentation",
-            Tier::Whitespace => "ignoring whitespace",
-            Tier::Punctuation => "ignoring whitespace and typographic punctuation",
-            Tier::Fuzzy => "by similarity",
-        }
-    }
-
     /// Whether REPLACE is re-indented to the file's indentation at this tier.
     pub(crate) fn reindents(self) -> bool {
         self >= Tier::Indentation
@@ -55,7 +24,7 @@ impl Tier {
     pub(crate) fn normalize(self, line: &str) -> Cow<'_, str> {
         match self {
             Tier::Exact => Cow::Borrowed(line),
-            Tier::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
+            Tier::TrailingWhitespace | Tier::BlankLines => Cow::Borrowed(line.trim_end()),
             Tier::Indentation | Tier::Fuzzy => Cow::Borrowed(line.trim()),
             Tier::Whitespace => collapse_whitespace(line),
             Tier::Punctuation => {
@@ -129,6 +98,31 @@ pub(crate) fn find_all<S: AsRef<str>>(hay: &[S], needle: &[S]) -> Vec<usize> {
                     .zip(&needle[1..])
                     .all(|(a, b)| a.as_ref() == b.as_ref())
         })
+        .collect()
+}
+
+/// Every place where the non-blank lines of `needle` match consecutive non-blank lines of
+/// `hay` (lines compared without trailing whitespace), as `(first, end)` line ranges of `hay`
+/// from the first to past the last matched line. Empty when `needle` has no non-blank line.
+pub(crate) fn find_ignoring_blank_lines<S: AsRef<str>>(
+    hay: &[S],
+    needle: &[S],
+) -> Vec<(usize, usize)> {
+    let kept: Vec<(usize, &str)> = hay
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i, l.as_ref().trim_end()))
+        .filter(|(_, l)| !l.trim_start().is_empty())
+        .collect();
+    let wanted: Vec<&str> = needle
+        .iter()
+        .map(|l| l.as_ref().trim_end())
+        .filter(|l| !l.trim_start().is_empty())
+        .collect();
+    let lines: Vec<&str> = kept.iter().map(|(_, l)| *l).collect();
+    find_all(&lines, &wanted)
+        .into_iter()
+        .map(|at| (kept[at].0, kept[at + wanted.len() - 1].0 + 1))
         .collect()
 }
 

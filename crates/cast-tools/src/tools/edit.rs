@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::search::relative_paths;
-use crate::{Access, EditMode, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::{Access, ChangeSummary, EditMode, ToolContext, ToolError, ToolOutput, TypedTool};
 
 /// Refuses a change when the context is read-only.
 fn check_writable(ctx: &ToolContext, tool: &str) -> Result<(), ToolError> {
@@ -24,20 +24,30 @@ fn check_writable(ctx: &ToolContext, tool: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Parses `text` in `format` and applies it to `target` (or previews it in dry-run mode).
+/// Parses `text` in `format` and applies it to `target` (or previews it in dry-run mode). A
+/// file the text names (`file_path`, `<file-edit filePath>`) must be the target.
 fn apply_one(
     ctx: &ToolContext,
     tool: &'static str,
     target: &str,
     format: Format,
     text: &str,
+    exact_only: bool,
 ) -> Result<ToolOutput, ToolError> {
     check_writable(ctx, tool)?;
     let path = ctx.workspace.resolve(target, Access::Write)?;
-    let edit = match Edit::parse(format, text) {
+    let parsed = Edit::parse_for(format, text, &path.rel, |name| {
+        ctx.workspace
+            .resolve(name, Access::Write)
+            .is_ok_and(|named| named.rel == path.rel)
+    });
+    let mut edit = match parsed {
         Ok(edit) => edit,
         Err(refusal) => return Ok(refusal_output(ctx, &path.rel, &refusal.to_string())),
     };
+    if exact_only {
+        edit.set_exact_only();
+    }
     if !path.real.exists() && !edit.can_create() {
         let text = format!(
             "{}: no such file. To create a file, use search_replace with one block whose SEARCH part is empty, or edit_file with the whole new file (no `... existing code ...` markers).",
@@ -149,6 +159,11 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
         text.push_str("\n(dry run: nothing was written)\n");
     }
     let path = files.first().map(|f| f.path.clone()).unwrap_or_default();
+    let change = ChangeSummary {
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        diff: diff.clone(),
+        dry_run: set.dry_run,
+    };
     ToolOutput::ok(
         text,
         json!({
@@ -159,6 +174,7 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
             "journal_entry": set.journal_entry,
         }),
     )
+    .with_change(change)
 }
 
 /// Lines added and removed in a unified diff.
@@ -202,7 +218,14 @@ impl TypedTool for EditFile {
     const DESCRIPTION: &'static str = "Edit a file by writing its new version with the unchanged parts collapsed to `... existing code ...` comment lines. Include enough unchanged lines around each change to place it unambiguously. The edit applies whole or not at all; when it cannot be placed the result says why and the file is unchanged (then use search_replace). Returns the diff.";
 
     fn run(&self, ctx: &ToolContext, p: EditFileParams) -> Result<ToolOutput, ToolError> {
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Lazy, &p.code_edit)
+        apply_one(
+            ctx,
+            Self::NAME,
+            &p.target_file,
+            Format::Lazy,
+            &p.code_edit,
+            false,
+        )
     }
 }
 
@@ -216,6 +239,9 @@ pub struct SearchReplaceParams {
     /// SEARCH must match one place in the file. An empty SEARCH replaces (or creates) the whole
     /// file; an empty REPLACE deletes the lines.
     pub diff: String,
+    /// Apply a block only where its SEARCH matches the file exactly, character for character
+    /// (no whitespace, blank-line or similarity matching). Default false.
+    pub exact_match_only: Option<bool>,
 }
 
 /// `search_replace`: SEARCH/REPLACE blocks.
@@ -234,6 +260,7 @@ impl TypedTool for SearchReplace {
             &p.target_file,
             Format::SearchReplace,
             &p.diff,
+            p.exact_match_only.unwrap_or(false),
         )
     }
 }
@@ -280,7 +307,7 @@ impl TypedTool for ApplyOps {
             tool: Self::NAME.to_owned(),
             message: e.to_string(),
         })?;
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Op, &text)
+        apply_one(ctx, Self::NAME, &p.target_file, Format::Op, &text, false)
     }
 }
 
@@ -304,7 +331,14 @@ impl TypedTool for ApplyPatch {
     const DESCRIPTION: &'static str = "Edit a file with diff-match-patch patch text (patch_toText form). Each patch is placed near its expected position even if the file drifted; if any patch cannot be placed, nothing changes. Returns the diff.";
 
     fn run(&self, ctx: &ToolContext, p: ApplyPatchParams) -> Result<ToolOutput, ToolError> {
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Dmp, &p.patch)
+        apply_one(
+            ctx,
+            Self::NAME,
+            &p.target_file,
+            Format::Dmp,
+            &p.patch,
+            false,
+        )
     }
 }
 
@@ -363,7 +397,12 @@ impl TypedTool for DeleteFile {
             Ok(entry) => Ok(ToolOutput::ok(
                 format!("Deleted {} (undo_edit restores it)", path.rel),
                 json!({"path": path.rel, "deleted": true, "journal_entry": entry, "files": [path.rel]}),
-            )),
+            )
+            .with_change(ChangeSummary {
+                paths: vec![path.rel.clone()],
+                diff: format!("deleted {}\n", path.rel),
+                dry_run: false,
+            })),
             Err(CoderError::Refused(r)) => Ok(refusal_output(ctx, &path.rel, &r.to_string())),
             Err(e) => Err(ToolError::Failed {
                 tool: Self::NAME.to_owned(),
@@ -429,11 +468,15 @@ impl TypedTool for UndoEdit {
     }
 }
 
+/// The name under which a reply of `<file-edit>` blocks is applied and recorded (it is not a
+/// tool a model calls: the agent turns such a reply into this call).
+pub const FILE_EDITS: &str = "file_edits";
+
 /// Applies a model reply holding `<file-edit filePath="…">` blocks of SEARCH/REPLACE edits (the
 /// text protocol's way to edit several files in one answer): every path through the sandbox,
 /// then all files or none.
 pub fn apply_file_edits(ctx: &ToolContext, reply: &str) -> Result<ToolOutput, ToolError> {
-    const NAME: &str = "file_edits";
+    const NAME: &str = FILE_EDITS;
     check_writable(ctx, NAME)?;
     let parsed = match FileEdit::from_reply(reply) {
         Ok(edits) if !edits.is_empty() => edits,

@@ -9,13 +9,13 @@ mod search;
 
 pub use analyze::{
     AnalyzeRepository, AnalyzeRepositoryParams, FindSymbol, FindSymbolParams, GetSkeleton,
-    GetSkeletonParams, ShowSymbol, ShowSymbolParams,
+    GetSkeletonParams, ShowSymbol, ShowSymbolParams, trace_map,
 };
 pub use command::{CommandResult, RunCommand, RunCommandParams, run_shell};
 pub use edit::{
     ApplyOps, ApplyOpsParams, ApplyPatch, ApplyPatchParams, DeleteFile, DeleteFileParams, EditFile,
-    EditFileParams, OpParam, SearchReplace, SearchReplaceParams, UndoEdit, UndoEditParams,
-    apply_file_edits,
+    EditFileParams, FILE_EDITS, OpParam, SearchReplace, SearchReplaceParams, UndoEdit,
+    UndoEditParams, apply_file_edits,
 };
 pub use finish::{Finish, FinishParams};
 pub use search::{

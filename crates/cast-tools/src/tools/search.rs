@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::{Access, ReadSummary, ToolContext, ToolError, ToolOutput, TypedTool};
 
 /// A searcher error as a refusal the model can act on, with paths shown relative to the root.
 fn refused(ctx: &ToolContext, err: &SearchError) -> ToolOutput {
@@ -66,6 +66,10 @@ impl TypedTool for ReadFile {
             text.push('\n');
         }
         let shown = result.shown();
+        let read = ReadSummary {
+            path: path.rel.clone(),
+            whole: result.is_whole_file() && result.next_start.is_none(),
+        };
         Ok(ToolOutput::ok(
             text,
             json!({
@@ -76,7 +80,8 @@ impl TypedTool for ReadFile {
                 "end_line": shown.map(|s| s.1),
                 "next_start": result.next_start,
             }),
-        ))
+        )
+        .with_read(read))
     }
 }
 

@@ -1,17 +1,6 @@
 //! A scripted OpenAI-compatible (or Anthropic) HTTP server on 127.0.0.1, for testing agents
 //! without a network or a real model: it answers each request with the next scripted reply and
 //! records every request it received.
-//!
-//! ```
-//! use cast_test_server::{Reply, ScriptedServer};
-//!
-//! let server = ScriptedServer::start(vec![Reply::openai_text("Hello.")]);
-//! let url = server.base_url(); // http://127.0.0.1:PORT/v1
-//! # drop(url);
-//! ```
-
-// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
-#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

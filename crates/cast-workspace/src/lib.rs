@@ -1,0 +1,41 @@
+//! The bottom layer of CAST: which files a workspace holds, how a path inside it is named, and
+//! where CAST keeps its state.
+//!
+//! Every part of CAST that walks a tree — `cast symbols` and `cast index` (parser, analyzer),
+//! `cast grep`, `glob`, `files` and `ls` (searcher) — builds its walk here, so they all see the
+//! same files: ripgrep's rules (`.gitignore` inside a git repository, `.ignore`, `.rgignore`,
+//! `.git/info/exclude` and the global git excludes; hidden files skipped; links not followed),
+//! plus, outside a git repository, CAST's [default excludes](DEFAULT_EXCLUDES) (virtualenvs,
+//! `node_modules/`, caches), so an un-versioned copy of a project does not index its virtualenv.
+//! [`relative`] names a path the way every result does, and [`StateDir`] is the `.cast/` folder.
+//!
+//! ```
+//! use cast_workspace::{WalkOptions, relative};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("app.py"), "print('hi')\n")?;
+//! std::fs::create_dir(dir.path().join("node_modules"))?;
+//! std::fs::write(dir.path().join("node_modules/lib.js"), "x\n")?;
+//!
+//! let mut files: Vec<String> = WalkOptions::default()
+//!     .builder(dir.path())
+//!     .build()
+//!     .filter_map(Result::ok)
+//!     .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+//!     .map(|e| relative(dir.path(), e.path()))
+//!     .collect();
+//! files.sort();
+//! assert_eq!(files, ["app.py"]); // not a git repository: node_modules/ is left out
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+// A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod state;
+mod walk;
+
+pub use state::{STATE_DIR, StateDir, StateDirError};
+pub use walk::{
+    DEFAULT_EXCLUDES, WalkOptions, in_git_repository, is_virtualenv, path_order, relative,
+};
