@@ -161,6 +161,7 @@ fn kind_code(kind: RefKind) -> u8 {
         RefKind::Attribute => 1,
         RefKind::Decorator => 2,
         RefKind::Inherit => 3,
+        RefKind::Type => 4,
     }
 }
 
@@ -170,6 +171,7 @@ fn kind_of(code: u8) -> Option<RefKind> {
         1 => RefKind::Attribute,
         2 => RefKind::Decorator,
         3 => RefKind::Inherit,
+        4 => RefKind::Type,
         _ => return None,
     })
 }

@@ -819,14 +819,9 @@ impl Index {
             let Some(sym) = self.symbol_row(id)? else {
                 continue;
             };
-            let module = crate::resolve::module_of(&path);
             out.push(Hit {
                 kind: HitKind::Symbol,
-                full_name: Some(if module.is_empty() {
-                    sym.qualname.clone()
-                } else {
-                    format!("{module}.{}", sym.qualname)
-                }),
+                full_name: Some(crate::modpath::full_name(&path, &sym.qualname)),
                 path,
                 line: sym.start_line,
                 end_line: sym.end_line,

@@ -908,7 +908,7 @@ pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
                 .as_blob_or_null()?
                 .and_then(codec::decode_imports)
                 .unwrap_or_default();
-            let file = cat.add_file(id, &path, language.as_deref() == Some("python"), imports);
+            let file = cat.add_file(id, &path, language.as_deref(), imports);
             let symtab = r
                 .get_ref(6)?
                 .as_blob_or_null()?
@@ -1012,7 +1012,7 @@ pub(crate) fn symbol_ranks(cat: &Catalog, seed: &HashMap<i64, f64>) -> (Vec<(i64
     }
     for (i, sym) in cat.syms.iter().enumerate() {
         if let Some(p) = sym.parent
-            && cat.syms[p as usize].kind == SymbolKind::Class
+            && cat.syms[p as usize].kind.is_type()
         {
             g.add_edge(rank::node(p as usize), rank::node(i), 1.0);
         }

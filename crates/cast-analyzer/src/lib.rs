@@ -41,6 +41,7 @@ mod find;
 mod graph;
 mod index;
 mod map;
+mod modpath;
 pub mod rank;
 pub mod resolve;
 mod show;

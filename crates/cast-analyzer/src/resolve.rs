@@ -18,6 +18,12 @@
 //! import matches any file whose dotted path ends with the imported name (so `src/` layouts and
 //! `site-packages/` work); among several, the one sharing the most leading folders with the
 //! importing file wins, then the shallowest, then `.py` over `.pyi`. Relative imports are exact.
+//!
+//! The other languages follow the same steps with their own module rules (`modpath.rs`): Rust
+//! `crate::`/`super::`/`mod` paths, Go packages (folders) and Java packages (whose files see
+//! each other's names without imports), JavaScript/TypeScript specifiers. `self`, `Self` and
+//! `this` reach the enclosing type (for Rust, every `impl` of the type), `super` its bases; a
+//! name's candidates by name come from files of the same language family only.
 
 /// Resolution hashes millions of short names and ids; FxHash is several times faster than
 /// the default SipHash for them.
@@ -26,6 +32,7 @@ type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
 use crate::codec::{Reader, SymtabEntry, put_varint};
+use crate::modpath::{self, Family};
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
@@ -95,6 +102,7 @@ fn ref_kind_code(k: RefKind) -> u8 {
         RefKind::Attribute => 1,
         RefKind::Decorator => 2,
         RefKind::Inherit => 3,
+        RefKind::Type => 4,
     }
 }
 
@@ -104,6 +112,7 @@ fn ref_kind_of(c: u8) -> Option<RefKind> {
         1 => RefKind::Attribute,
         2 => RefKind::Decorator,
         3 => RefKind::Inherit,
+        4 => RefKind::Type,
         _ => return None,
     })
 }
@@ -149,8 +158,8 @@ pub(crate) struct CatSym {
 pub(crate) struct CatFile {
     pub id: i64,
     pub rel: String,
-    pub python: bool,
-    /// Dotted module path from the root (`a.b.c`), empty for non-Python files.
+    pub family: Family,
+    /// The module the file is, as `modpath::module_name` names it (`a.b.c` for Python).
     pub module: String,
     pub imports: Vec<Import>,
     /// Indexes into `imports` by the name each binds (star imports left out), in source order:
@@ -191,12 +200,16 @@ pub(crate) struct Catalog {
     pub sym_by_id: HashMap<i64, u32>,
     names: HashMap<String, u32>,
     pub name_list: Vec<String>,
-    module_exact: HashMap<String, u32>,
-    module_suffix: HashMap<String, Vec<u32>>,
+    module_exact: HashMap<(Family, String), u32>,
+    module_suffix: HashMap<(Family, String), Vec<u32>>,
+    /// Go and Java: the files of each package (folder).
+    packages: HashMap<(Family, String), Vec<u32>>,
     /// (file, parent + 1 or 0, name) → first symbol of that name in that scope.
     children: HashMap<(u32, u32, u32), u32>,
-    top_by_name: HashMap<u32, Vec<u32>>,
-    methods_by_name: HashMap<u32, Vec<u32>>,
+    top_by_name: HashMap<(Family, u32), Vec<u32>>,
+    methods_by_name: HashMap<(Family, u32), Vec<u32>>,
+    /// Rust: the `impl` blocks of each type name.
+    impls: HashMap<u32, Vec<u32>>,
     bases: HashMap<u32, Vec<u32>>,
 }
 
@@ -288,20 +301,6 @@ const BUILTINS: &[&str] = &[
     "AssertionError",
 ];
 
-/// `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
-pub(crate) fn module_of(rel: &str) -> String {
-    let stem = rel
-        .strip_suffix(".py")
-        .or_else(|| rel.strip_suffix(".pyi"))
-        .or_else(|| rel.strip_suffix(".pyx"))
-        .unwrap_or(rel);
-    let stem = stem
-        .strip_suffix("/__init__")
-        .or_else(|| (stem == "__init__").then_some(""))
-        .unwrap_or(stem);
-    stem.replace('/', ".")
-}
-
 fn common_dirs(a: &str, b: &str) -> usize {
     a.split('/')
         .zip(b.split('/'))
@@ -312,8 +311,9 @@ fn common_dirs(a: &str, b: &str) -> usize {
 #[derive(Clone)]
 enum Bind {
     Sym(u32),
-    /// A module by its dotted name; `exact` when it is a full path from the root.
+    /// A module by its name (see `modpath`); `exact` when it is a full path from the root.
     Module {
+        family: Family,
         name: String,
         exact: bool,
     },
@@ -335,13 +335,15 @@ impl Catalog {
         self.names.get(s).copied()
     }
 
+    /// Adds a file; `language` is the parser's name for it (`python`, `rust`, …).
     pub(crate) fn add_file(
         &mut self,
         id: i64,
         rel: &str,
-        python: bool,
+        language: Option<&str>,
         imports: Vec<Import>,
     ) -> u32 {
+        let family = language.map_or_else(|| Family::of_path(rel), Family::of_language);
         let idx = self.files.len() as u32;
         let mut imports_by_name: HashMap<Box<str>, Vec<u32>> = HashMap::default();
         let mut star_imports = Vec::new();
@@ -358,12 +360,8 @@ impl Catalog {
         self.files.push(CatFile {
             id,
             rel: rel.to_owned(),
-            python,
-            module: if python {
-                module_of(rel)
-            } else {
-                String::new()
-            },
+            family,
+            module: modpath::module_name(family, rel),
             imports,
             imports_by_name,
             star_imports,
@@ -404,44 +402,64 @@ impl Catalog {
     pub(crate) fn finish(&mut self) {
         self.module_exact.clear();
         self.module_suffix.clear();
+        self.packages.clear();
         for (i, f) in self.files.iter().enumerate() {
-            if !f.python {
+            if f.family == Family::Other {
                 continue;
             }
             let i = i as u32;
-            let better = |old: u32, files: &[CatFile]| {
-                // Prefer a .py over a .pyi for the same module.
-                files[old as usize].rel.ends_with(".pyi") && !f.rel.ends_with(".pyi")
-            };
-            match self.module_exact.get(&f.module) {
-                Some(&old) if !better(old, &self.files) => {}
+            let key = (f.family, f.module.clone());
+            match self.module_exact.get(&key) {
+                // `.py` over `.pyi`, `x.ts` over `x/index.ts` and `.d.ts`, `lib.rs` over `main.rs`.
+                Some(&old) if !modpath::prefer(&f.rel, &self.files[old as usize].rel) => {}
                 _ => {
-                    self.module_exact.insert(f.module.clone(), i);
+                    self.module_exact.insert(key.clone(), i);
                 }
             }
-            let mut rest = f.module.as_str();
-            loop {
-                self.module_suffix
-                    .entry(rest.to_owned())
-                    .or_default()
-                    .push(i);
-                match rest.find('.') {
-                    Some(dot) => rest = &rest[dot + 1..],
-                    None => break,
+            if f.family.has_packages() {
+                self.packages.entry(key).or_default().push(i);
+            }
+            if matches!(f.family, Family::Python | Family::Java | Family::Js) {
+                let separator = modpath::separator(f.family);
+                let whole = std::iter::once(f.module.as_str());
+                for tail in whole.chain(modpath::tails(&f.module, separator)) {
+                    self.module_suffix
+                        .entry((f.family, tail.to_owned()))
+                        .or_default()
+                        .push(i);
                 }
             }
         }
         self.children.clear();
         self.top_by_name.clear();
         self.methods_by_name.clear();
+        self.impls.clear();
         for (i, s) in self.syms.iter().enumerate() {
             let i = i as u32;
             let parent = s.parent.map_or(0, |p| p + 1);
             self.children.entry((s.file, parent, s.name)).or_insert(i);
+            let family = self.files[s.file as usize].family;
             match s.kind {
-                SymbolKind::Method => self.methods_by_name.entry(s.name).or_default().push(i),
-                SymbolKind::Function | SymbolKind::Class if s.parent.is_none() => {
-                    self.top_by_name.entry(s.name).or_default().push(i)
+                SymbolKind::Method => self
+                    .methods_by_name
+                    .entry((family, s.name))
+                    .or_default()
+                    .push(i),
+                SymbolKind::Impl => self.impls.entry(s.name).or_default().push(i),
+                SymbolKind::Function
+                | SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::Type
+                | SymbolKind::Macro
+                    if s.parent.is_none() =>
+                {
+                    self.top_by_name
+                        .entry((family, s.name))
+                        .or_default()
+                        .push(i)
                 }
                 _ => {}
             }
@@ -463,11 +481,35 @@ impl Catalog {
         }
     }
 
-    fn module_file(&self, name: &str, exact: bool, from: u32) -> Option<u32> {
+    /// The file of module `name` in `family`. Exact names are full paths; others match the
+    /// modules they are a tail of (Python, Java, bare JavaScript specifiers) or, for Go, the
+    /// longest tail of the import path that is a package of the tree.
+    fn module_file(&self, family: Family, name: &str, exact: bool, from: u32) -> Option<u32> {
         if exact {
-            return self.module_exact.get(name).copied();
+            return self.module_exact.get(&(family, name.to_owned())).copied();
         }
-        let cands = self.module_suffix.get(name)?;
+        match family {
+            Family::Go => {
+                let whole = std::iter::once(name);
+                return whole
+                    .chain(modpath::tails(name, '/'))
+                    .find_map(|tail| self.module_exact.get(&(family, tail.to_owned())).copied());
+            }
+            Family::Js => {
+                // `pkg/sub` is `sub` inside package `pkg` (`@scope/pkg/sub`: two parts).
+                let skip = if name.starts_with('@') { 2 } else { 1 };
+                let inside = name.splitn(skip + 1, '/').nth(skip);
+                let found = self.nearest_module(family, name, from);
+                return found.or_else(|| inside.and_then(|n| self.nearest_module(family, n, from)));
+            }
+            _ => {}
+        }
+        self.nearest_module(family, name, from)
+    }
+
+    /// Among the modules `name` is a tail of, the nearest to `from`.
+    fn nearest_module(&self, family: Family, name: &str, from: u32) -> Option<u32> {
+        let cands = self.module_suffix.get(&(family, name.to_owned()))?;
         if cands.len() == 1 {
             return cands.first().copied();
         }
@@ -485,13 +527,27 @@ impl Catalog {
         })
     }
 
+    /// The other files of `file`'s package (Go, Java), `file` first.
+    fn package_of(&self, file: u32) -> impl Iterator<Item = u32> + '_ {
+        let f = &self.files[file as usize];
+        let others: &[u32] = if f.family.has_packages() {
+            self.packages
+                .get(&(f.family, f.module.clone()))
+                .map_or(&[], Vec::as_slice)
+        } else {
+            &[]
+        };
+        std::iter::once(file).chain(others.iter().copied().filter(move |&o| o != file))
+    }
+
     fn child(&self, file: u32, parent: Option<u32>, name: u32) -> Option<u32> {
         self.children
             .get(&(file, parent.map_or(0, |p| p + 1), name))
             .copied()
     }
 
-    /// A member of a class, or of its bases (breadth-first, at most 6 levels).
+    /// A member of a class, or of its bases (breadth-first, at most 6 levels). A Rust type's
+    /// members are in its `impl` blocks, anywhere in the same crate.
     fn member(&self, class: u32, name: u32) -> Option<u32> {
         let mut frontier = vec![class];
         let mut seen = vec![class];
@@ -500,6 +556,9 @@ impl Catalog {
             for c in frontier {
                 let file = self.syms[c as usize].file;
                 if let Some(m) = self.child(file, Some(c), name) {
+                    return Some(m);
+                }
+                if let Some(m) = self.impl_member(c, name) {
                     return Some(m);
                 }
                 for &b in self.bases.get(&c).map_or(&[][..], |v| v) {
@@ -517,8 +576,66 @@ impl Catalog {
         None
     }
 
-    /// The absolute dotted name an import statement refers to, and whether it is exact.
+    /// A method of the other `impl` blocks of a Rust type (the same crate first).
+    fn impl_member(&self, class: u32, name: u32) -> Option<u32> {
+        let sym = &self.syms[class as usize];
+        let file = &self.files[sym.file as usize];
+        if file.family != Family::Rust {
+            return None;
+        }
+        let krate = file.module.split('.').next().unwrap_or("");
+        let impls = self.impls.get(&sym.name)?;
+        let in_crate = |i: &&u32| {
+            let f = &self.files[self.syms[**i as usize].file as usize];
+            f.family == Family::Rust && f.module.split('.').next() == Some(krate)
+        };
+        impls
+            .iter()
+            .filter(in_crate)
+            .filter(|&&i| i != class)
+            .find_map(|&i| self.child(self.syms[i as usize].file, Some(i), name))
+    }
+
+    /// The module names of Rust's inline `mod` blocks around a symbol, outermost first.
+    fn inline_modules(&self, scope: Option<u32>) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut cur = scope;
+        while let Some(s) = cur {
+            let sym = &self.syms[s as usize];
+            if sym.kind == SymbolKind::Module {
+                out.push(self.name_list[sym.name as usize].as_str());
+            }
+            cur = sym.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The module name an import statement refers to, and whether it is exact.
     fn import_base(&self, file: u32, imp: &Import) -> Option<(String, bool)> {
+        let f = &self.files[file as usize];
+        match f.family {
+            Family::Rust => {
+                let scope = imp.scope.and_then(|o| f.syms.get(o).copied());
+                let mut current = f.module.clone();
+                for inline in self.inline_modules(scope) {
+                    current.push('.');
+                    current.push_str(inline);
+                }
+                // A child module: declared by `mod name;` or an inline `mod name { … }`.
+                let is_child = |name: &str| {
+                    f.imports_named(name).any(|i| i.module == "self")
+                        || self.name_id(name).is_some_and(|n| {
+                            self.child(file, scope, n)
+                                .is_some_and(|c| self.syms[c as usize].kind == SymbolKind::Module)
+                        })
+                };
+                return Some((modpath::rust_path(&current, &imp.module, is_child), true));
+            }
+            Family::Js => return Some(modpath::js_path(&f.rel, &imp.module)),
+            Family::Go | Family::Java | Family::Other => return Some((imp.module.clone(), false)),
+            Family::Python => {}
+        }
         if imp.level == 0 {
             return Some((imp.module.clone(), false));
         }
@@ -540,38 +657,49 @@ impl Catalog {
 
     /// What a name bound by `imp` in `file` refers to.
     fn bind_import(&self, file: u32, imp: &Import, depth: u32) -> Bind {
+        let family = self.files[file as usize].family;
         let Some((base, exact)) = self.import_base(file, imp) else {
             return Bind::Nothing;
         };
         let Some(name) = imp.name.as_deref() else {
-            // `import a.b.c` binds `a`; `import a.b as x` binds `a.b`.
-            let bound = if imp.alias.is_some() {
+            // `import a.b.c` binds `a`; `import a.b as x` binds `a.b`; a Go package, a
+            // JavaScript namespace or default import binds the module itself.
+            let bound = if imp.alias.is_some() || family != Family::Python {
                 base
             } else {
                 base.split('.').next().unwrap_or("").to_owned()
             };
-            return Bind::Module { name: bound, exact };
+            return Bind::Module {
+                family,
+                name: bound,
+                exact,
+            };
         };
         let sub = if base.is_empty() {
             name.to_owned()
         } else {
             format!("{base}.{name}")
         };
-        if self.module_file(&sub, exact, file).is_some() {
-            return Bind::Module { name: sub, exact };
+        if self.module_file(family, &sub, exact, file).is_some() {
+            return Bind::Module {
+                family,
+                name: sub,
+                exact,
+            };
         }
-        match self.module_file(&base, exact, file) {
+        match self.module_file(family, &base, exact, file) {
             Some(g) => self.name_in_module(g, name, depth),
             None => Bind::Nothing,
         }
     }
 
-    /// A top-level name of module file `g`: its own def/class, or a name it imports.
+    /// A top-level name of module file `g` (or of its package): its own definition, or a
+    /// name it imports.
     fn name_in_module(&self, g: u32, name: &str, depth: u32) -> Bind {
         let Some(nid) = self.name_id(name) else {
             return Bind::Nothing;
         };
-        if let Some(s) = self.child(g, None, nid) {
+        if let Some(s) = self.package_of(g).find_map(|f| self.child(f, None, nid)) {
             return Bind::Sym(s);
         }
         if depth >= 3 {
@@ -583,7 +711,7 @@ impl Catalog {
         }
         for imp in module.star_imports().filter(|i| i.scope.is_none()) {
             if let Some((base, exact)) = self.import_base(g, imp)
-                && let Some(h) = self.module_file(&base, exact, g)
+                && let Some(h) = self.module_file(module.family, &base, exact, g)
                 && h != g
                 && let Bind::Sym(s) = self.name_in_module(h, name, depth + 1)
             {
@@ -599,12 +727,16 @@ impl Catalog {
             // No symbol anywhere has this name; it may still be an imported module.
             return self.bind_imports_only(file, scope, name);
         };
+        let family = self.files[file as usize].family;
         let mut level = scope;
         loop {
             // A class body is not an enclosing scope for the functions inside it: a method
-            // sees the module's names, not its class's (except code in the class body itself).
+            // sees the module's names, not its class's (except code in the class body itself),
+            // in every language but Java.
             let skip = level.is_some_and(|l| {
-                Some(l) != scope && self.syms[l as usize].kind == SymbolKind::Class
+                Some(l) != scope
+                    && self.syms[l as usize].kind.is_type()
+                    && !family.class_scope_is_visible()
             });
             if !skip {
                 if let Some(s) = self.child(file, level, nid) {
@@ -619,12 +751,20 @@ impl Catalog {
                 None => break,
             }
         }
+        // Go and Java: the other files of the package.
+        if let Some(s) = self
+            .package_of(file)
+            .skip(1)
+            .find_map(|f| self.child(f, None, nid))
+        {
+            return Bind::Sym(s);
+        }
         for imp in self.files[file as usize]
             .star_imports()
             .filter(|i| i.scope.is_none())
         {
             if let Some((base, exact)) = self.import_base(file, imp)
-                && let Some(g) = self.module_file(&base, exact, file)
+                && let Some(g) = self.module_file(family, &base, exact, file)
                 && let Bind::Sym(s) = self.name_in_module(g, name, 1)
             {
                 return Bind::Sym(s);
@@ -634,6 +774,17 @@ impl Catalog {
     }
 
     fn bind_imports_only(&self, file: u32, scope: Option<u32>, name: &str) -> Bind {
+        let f = &self.files[file as usize];
+        if f.family == Family::Rust && matches!(name, "crate" | "self" | "super") {
+            // A path's root: `crate::walk::relative()`.
+            let current = f.module.clone();
+            let module = modpath::rust_path(&current, name, |_| false);
+            return Bind::Module {
+                family: Family::Rust,
+                name: module,
+                exact: true,
+            };
+        }
         let mut level = scope;
         loop {
             if let Some(b) = self.bind_import_at(file, level, name) {
@@ -658,20 +809,49 @@ impl Catalog {
     fn walk_chain(&self, from: u32, start: Bind, parts: &[&str], name: &str) -> Option<u32> {
         match start {
             Bind::Nothing => None,
+            Bind::Sym(s) if self.syms[s as usize].kind == SymbolKind::Module => {
+                // A Rust module: inline (`mod m { … }`) its items are its children; declared
+                // (`mod m;`) it is the file its `mod` import names.
+                let sym = &self.syms[s as usize];
+                let (first, rest) = match parts.split_first() {
+                    Some((first, rest)) => (*first, rest),
+                    None => (name, &[][..]),
+                };
+                if let Some(child) = self
+                    .name_id(first)
+                    .and_then(|n| self.child(sym.file, Some(s), n))
+                {
+                    return if rest.is_empty() && parts.is_empty() {
+                        Some(child)
+                    } else {
+                        self.walk_chain(from, Bind::Sym(child), rest, name)
+                    };
+                }
+                let module_name = &self.name_list[sym.name as usize];
+                let imp = self.files[sym.file as usize]
+                    .imports_named(module_name)
+                    .find(|i| i.module == "self")?;
+                let bound = self.bind_import(sym.file, imp, 0);
+                self.walk_chain(from, bound, parts, name)
+            }
             Bind::Sym(s) => {
                 let mut cur = s;
                 for p in parts {
-                    if self.syms[cur as usize].kind != SymbolKind::Class {
+                    if !self.syms[cur as usize].kind.is_type() {
                         return None;
                     }
                     cur = self.member(cur, self.name_id(p)?)?;
                 }
-                if self.syms[cur as usize].kind != SymbolKind::Class {
+                if !self.syms[cur as usize].kind.is_type() {
                     return None;
                 }
                 self.member(cur, self.name_id(name)?)
             }
-            Bind::Module { name: base, exact } => {
+            Bind::Module {
+                family,
+                name: base,
+                exact,
+            } => {
                 // The longest module prefix that exists, then classes inside it.
                 for split in (0..=parts.len()).rev() {
                     let mut module = base.clone();
@@ -679,7 +859,7 @@ impl Catalog {
                         module.push('.');
                         module.push_str(p);
                     }
-                    let Some(g) = self.module_file(&module, exact, from) else {
+                    let Some(g) = self.module_file(family, &module, exact, from) else {
                         continue;
                     };
                     let rest = &parts[split..];
@@ -700,7 +880,7 @@ impl Catalog {
     fn enclosing_class(&self, scope: Option<u32>) -> Option<u32> {
         let mut cur = scope;
         while let Some(s) = cur {
-            if self.syms[s as usize].kind == SymbolKind::Class {
+            if self.syms[s as usize].kind.is_type() {
                 return Some(s);
             }
             cur = self.syms[s as usize].parent;
@@ -708,15 +888,17 @@ impl Catalog {
         None
     }
 
-    fn by_name(&self, name: &str, methods: bool) -> Option<(&[u32], u16)> {
-        if BUILTINS.contains(&name) || (methods && name.starts_with("__")) {
+    fn by_name(&self, family: Family, name: &str, methods: bool) -> Option<(&[u32], u16)> {
+        if (family == Family::Python && BUILTINS.contains(&name))
+            || (methods && (name.starts_with("__") || modpath::is_common_method(family, name)))
+        {
             return None;
         }
         let nid = self.name_id(name)?;
         let list = if methods {
-            self.methods_by_name.get(&nid)?
+            self.methods_by_name.get(&(family, nid))?
         } else {
-            self.top_by_name.get(&nid)?
+            self.top_by_name.get(&(family, nid))?
         };
         (list.len() <= MAX_BY_NAME && !list.is_empty()).then_some((list, list.len() as u16))
     }
@@ -791,8 +973,11 @@ impl Catalog {
                     }
                     Bind::Module { .. } => {}
                     Bind::Nothing => {
+                        let common_type =
+                            r.kind == RefKind::Type && modpath::is_common_type(f.family, &r.name);
                         if r.kind != RefKind::Attribute
-                            && let Some((cands, k)) = self.by_name(&r.name, false)
+                            && !common_type
+                            && let Some((cands, k)) = self.by_name(f.family, &r.name, false)
                         {
                             for &c in cands {
                                 push(&mut out, c, How::Name, k);
@@ -808,7 +993,7 @@ impl Catalog {
                         Some((s, how)) => push(&mut out, s, how, 1),
                         None => {
                             if r.kind == RefKind::Call
-                                && let Some((cands, k)) = self.by_name(&r.name, true)
+                                && let Some((cands, k)) = self.by_name(f.family, &r.name, true)
                             {
                                 for &c in cands {
                                     push(&mut out, c, How::Name, k);
@@ -829,7 +1014,9 @@ impl Catalog {
         recv: &str,
         name: &str,
     ) -> Option<(u32, How)> {
-        if recv == "super()" {
+        let family = self.files[file as usize].family;
+        // `super()` (Python), `super` (Java, JavaScript, TypeScript): a base class.
+        if recv == "super()" || (recv == "super" && family != Family::Rust) {
             let class = self.enclosing_class(scope)?;
             let nid = self.name_id(name)?;
             for &b in self.bases.get(&class)? {
@@ -847,13 +1034,31 @@ impl Catalog {
         }
         let parts: Vec<&str> = recv.split('.').collect();
         let (first, rest) = parts.split_first()?;
-        if (*first == "self" || *first == "cls") && rest.is_empty() {
+        // The object itself: `self`/`cls` (Python), `self`/`Self` (Rust), `this`.
+        let this = match family {
+            Family::Python => matches!(*first, "self" | "cls"),
+            Family::Rust => matches!(*first, "self" | "Self"),
+            Family::Java | Family::Js => *first == "this",
+            _ => false,
+        };
+        if this && rest.is_empty() {
             let class = self.enclosing_class(scope)?;
             return Some((self.member(class, self.name_id(name)?)?, How::SelfRef));
         }
         let start = self.bind(file, scope, first);
         let s = self.walk_chain(file, start, rest, name)?;
         Some((s, How::Attribute))
+    }
+
+    /// The file of a package that defines `name` (Java's `import a.b.C` depends on `C.java`);
+    /// `g` itself when none does.
+    fn defining_file(&self, g: u32, name: &str) -> u32 {
+        self.name_id(name)
+            .and_then(|n| {
+                self.package_of(g)
+                    .find(|&f| self.child(f, None, n).is_some())
+            })
+            .unwrap_or(g)
     }
 
     /// The files `file` imports (resolved), first line of each.
@@ -871,10 +1076,12 @@ impl Catalog {
                     } else {
                         format!("{base}.{n}")
                     };
-                    self.module_file(&sub, exact, file)
-                        .or_else(|| self.module_file(&base, exact, file))
+                    let family = self.files[file as usize].family;
+                    self.module_file(family, &sub, exact, file)
+                        .or_else(|| self.module_file(family, &base, exact, file))
+                        .map(|g| self.defining_file(g, n))
                 }
-                _ => self.module_file(&base, exact, file),
+                _ => self.module_file(self.files[file as usize].family, &base, exact, file),
             };
             if let Some(t) = target
                 && t != file
@@ -981,19 +1188,6 @@ impl Catalog {
             });
         }
         r.at_end().then_some(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn module_names_come_from_paths() {
-        assert_eq!(module_of("a/b/c.py"), "a.b.c");
-        assert_eq!(module_of("a/b/__init__.py"), "a.b");
-        assert_eq!(module_of("__init__.py"), "");
-        assert_eq!(module_of("x.pyi"), "x");
     }
 }
 

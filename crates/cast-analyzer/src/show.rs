@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
-use crate::resolve::{How, decode_edges_raw, module_of};
+use crate::resolve::{How, decode_edges_raw};
 use crate::store::db_err;
 use crate::{AnalyzerError, Result};
 
@@ -184,8 +184,12 @@ impl Index {
     }
 
     /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first.
+    /// Each language's notation is accepted: `mod.Class.method`, `crate::Type::method`,
+    /// Go's `(T) Method` and `(*T).Method`.
     pub(crate) fn lookup_symbols(&self, query: &str) -> Result<Vec<SymRow>> {
         let err = db_err(&self.db_path);
+        let query = normalize_name(query);
+        let query = query.as_str();
         let name = query.rsplit('.').next().unwrap_or(query);
         let mut stmt = self
             .conn
@@ -198,14 +202,10 @@ impl Index {
         let mut found = Vec::new();
         for row in rows {
             let row = row.map_err(&err)?;
-            let module = module_of(&row.path);
-            let full = if module.is_empty() {
-                row.qualname.clone()
-            } else {
-                format!("{module}.{}", row.qualname)
-            };
+            let full = normalize_name(&crate::modpath::full_name(&row.path, &row.qualname));
+            let qualname = normalize_name(&row.qualname);
             let exact_full = full == query;
-            let exact_qual = row.qualname == query;
+            let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
             if exact_full || exact_qual || suffix {
                 let rank = ranks.get(&row.id).copied().unwrap_or(0.0);
@@ -448,4 +448,17 @@ impl Index {
             others: Vec::new(),
         })
     }
+}
+
+/// A symbol name in one notation: `a::b::C` → `a.b.C`; Go's `(T) M`, `(*T).M` → `T.M`.
+fn normalize_name(name: &str) -> String {
+    let name = name.trim().replace("::", ".");
+    if let Some(rest) = name.strip_prefix('(')
+        && let Some((receiver, method)) = rest.split_once(')')
+    {
+        let receiver = receiver.trim().trim_start_matches('*');
+        let method = method.trim().trim_start_matches('.').trim();
+        return format!("{receiver}.{method}");
+    }
+    name
 }

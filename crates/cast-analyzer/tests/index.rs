@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use cast_analyzer::trace::parse_trace;
 use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
 
+mod languages;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")

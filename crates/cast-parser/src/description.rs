@@ -10,7 +10,7 @@
 //! | | `@name` | its name (a type written with generics or a path is reduced to its last plain name) |
 //! | | `@receiver` | the type a definition outside its type belongs to (a Go method's receiver, `F.prototype.m = …`): it qualifies the name |
 //! | | `@body` | the part a skeleton elides; the signature ends where it starts (default: the node's `body` field; none: the whole node is the signature) |
-//! | references | `@reference.call`, `@reference.inherit` | a call, or a base class/implemented interface or trait |
+//! | references | `@reference.call`, `@reference.inherit`, `@reference.type` | a call; a base class, implemented interface or trait; a type named in a signature or declaration |
 //! | | `@name`, `@receiver` | the called or inherited name and the expression before it |
 //! | imports | `@import` | an import statement (one [`Import`] per match) |
 //! | | `@import.module`, `@import.name`, `@import.alias`, `@import.star` | its parts: quotes are stripped from the module |
@@ -160,6 +160,7 @@ pub(crate) struct Compiled {
     pub references: Query,
     pub ref_call: Option<u32>,
     pub ref_inherit: Option<u32>,
+    pub ref_type: Option<u32>,
     pub ref_name: Option<u32>,
     pub ref_receiver: Option<u32>,
     pub imports: Query,
@@ -202,6 +203,7 @@ impl Compiled {
             definition_kinds,
             ref_call: references.capture_index_for_name("reference.call"),
             ref_inherit: references.capture_index_for_name("reference.inherit"),
+            ref_type: references.capture_index_for_name("reference.type"),
             ref_name: references.capture_index_for_name("name"),
             ref_receiver: references.capture_index_for_name("receiver"),
             import: imports.capture_index_for_name("import"),

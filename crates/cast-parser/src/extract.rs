@@ -52,7 +52,8 @@ pub(crate) fn extract(
                 .map_or((s.end_byte, s.end_byte), |b| (b, s.end_byte))
         })
         .collect();
-    let references = references(d, c, &mut cursor, root, text);
+    let definition_names: HashSet<usize> = defs.iter().map(|d| d.name.id()).collect();
+    let references = references(d, c, &mut cursor, root, text, &definition_names);
     let ref_scopes = scopes(&ranges, references.iter().map(|(at, _)| *at));
     let imports = imports(d, c, &mut cursor, root, text);
     let import_scopes = scopes(&ranges, imports.iter().map(|(at, _)| *at));
@@ -526,29 +527,34 @@ fn tidy_signature(header: &str) -> String {
         .replace(",>", ">")
 }
 
+/// References in source order. A name is read once (the first pattern that matches it wins:
+/// `Cache { … }` is a construction, not also a type use); a definition's own name is not a
+/// reference.
 fn references(
     d: &LanguageDescription,
     c: &Compiled,
     cursor: &mut QueryCursor,
     root: Node,
     text: &str,
+    definition_names: &HashSet<usize>,
 ) -> Vec<(usize, Reference)> {
     let mut out = Vec::new();
-    let mut seen: HashSet<(usize, u8)> = HashSet::new();
+    let mut seen: HashSet<usize> = HashSet::new();
     let mut matches = cursor.matches(&c.references, root, text.as_bytes());
     while let Some(m) = matches.next() {
         let kind = if capture(m, c.ref_call).is_some() {
             RefKind::Call
         } else if capture(m, c.ref_inherit).is_some() {
             RefKind::Inherit
+        } else if capture(m, c.ref_type).is_some() {
+            RefKind::Type
         } else {
             continue;
         };
         let Some(name) = capture(m, c.ref_name) else {
             continue;
         };
-        // Two patterns can read the same name the same way; keep one.
-        if !seen.insert((name.id(), kind as u8)) {
+        if definition_names.contains(&name.id()) || !seen.insert(name.id()) {
             continue;
         }
         let receiver = capture(m, c.ref_receiver).map(|r| receiver_text(d, ts::text(r, text)));

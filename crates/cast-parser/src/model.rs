@@ -228,8 +228,11 @@ pub enum RefKind {
     Attribute,
     /// `@name` or `@obj.name` without arguments.
     Decorator,
-    /// A base class in `class C(Base)`.
+    /// A base class in `class C(Base)`; an implemented trait or interface, an embedded type.
     Inherit,
+    /// A type named in a signature, a field or a declaration (`fn f(x: Index)`): how a
+    /// typed language uses its structs, classes and interfaces besides constructing them.
+    Type,
 }
 
 /// A use of a name: a call, an attribute access, a decorator or a base class.

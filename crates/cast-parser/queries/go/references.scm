@@ -22,3 +22,7 @@
 (interface_type (type_elem (type_identifier) @name)) @reference.inherit
 (interface_type
   (type_elem (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))) @reference.inherit
+
+; Types named in signatures, fields and declarations.
+(qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @reference.type
+(type_identifier) @name @reference.type

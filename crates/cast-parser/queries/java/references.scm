@@ -13,3 +13,7 @@
 (super_interfaces (type_list (generic_type (type_identifier) @name))) @reference.inherit
 (extends_interfaces (type_list (type_identifier) @name)) @reference.inherit
 (extends_interfaces (type_list (generic_type (type_identifier) @name))) @reference.inherit
+
+; Types named in signatures, fields and declarations.
+(scoped_type_identifier (_) @receiver . (type_identifier) @name .) @reference.type
+(type_identifier) @name @reference.type

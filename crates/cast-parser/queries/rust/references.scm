@@ -29,3 +29,8 @@
 (impl_item
   trait: (generic_type
     type: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name))) @reference.inherit
+
+; Types named in signatures, fields and declarations (generic parameters too: they resolve to
+; nothing). A path's last name is the type; the rest its receiver.
+(scoped_type_identifier path: (_) @receiver name: (type_identifier) @name) @reference.type
+(type_identifier) @name @reference.type

@@ -1,0 +1,738 @@
+//! Module paths per language: which module a file is, and which module an import names.
+//! Resolution (`resolve.rs`) works on these names; only this file knows each language's rules.
+//!
+//! | family | a file's module | an import |
+//! |---|---|---|
+//! | Python | `a/b/c.py` → `a.b.c` (`__init__` is its package) | dotted; relative by level; absolute by suffix |
+//! | Rust | `crates/foo-bar/src/x/y.rs` → `foo_bar.x.y` (the folder above `src/` names the crate; `lib.rs`, `main.rs`, `mod.rs` are their folder) | `crate::`, `self::`, `super::`, a child module, or another crate of the tree: exact |
+//! | Go | its folder, `a/b` (a package is a folder) | the longest tail of the import path that is a folder of the tree |
+//! | JavaScript, TypeScript | its path without extension, `a/b` (`a/index.ts` is `a`) | relative (`./x`, `../x`): exact; bare (`pkg/x`, `@/x`): by suffix |
+//! | Java | its folder, dotted, from after `java/` when there is one (`src/main/java/a/b/C.java` → `a.b`) | the package, by suffix |
+
+/// Languages that share module rules (JavaScript and TypeScript import each other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub(crate) enum Family {
+    Python,
+    Rust,
+    Go,
+    Js,
+    Java,
+    /// HTML and anything without modules.
+    #[default]
+    Other,
+}
+
+impl Family {
+    /// The family of a parser's language name (`python`, `rust`, `tsx`, …).
+    pub(crate) fn of_language(language: &str) -> Family {
+        match language {
+            "python" => Family::Python,
+            "rust" => Family::Rust,
+            "go" => Family::Go,
+            "javascript" | "typescript" | "tsx" => Family::Js,
+            "java" => Family::Java,
+            _ => Family::Other,
+        }
+    }
+
+    /// The family of a path, by its extension.
+    pub(crate) fn of_path(rel: &str) -> Family {
+        let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
+        match ext {
+            "py" | "pyi" | "pyx" => Family::Python,
+            "rs" => Family::Rust,
+            "go" => Family::Go,
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Family::Js,
+            "java" => Family::Java,
+            _ => Family::Other,
+        }
+    }
+
+    /// Whether a package is a folder of files that see each other's names without imports.
+    pub(crate) fn has_packages(self) -> bool {
+        matches!(self, Family::Go | Family::Java)
+    }
+
+    /// Whether a method sees its class's members by their bare names (Java), rather than
+    /// through `self`/`this` only.
+    pub(crate) fn class_scope_is_visible(self) -> bool {
+        self == Family::Java
+    }
+}
+
+/// Methods of each language's standard library (iterators, options, strings, collections,
+/// I/O) that trees often define too: a call `x.map(…)` on a receiver of a type resolution
+/// cannot see is far more often the standard method, so it gets no edge by name alone.
+/// Python's list stays empty: its by-name rules are checked against `ast` and unchanged.
+pub(crate) fn is_common_method(family: Family, name: &str) -> bool {
+    let list: &[&str] = match family {
+        Family::Rust => COMMON_RUST,
+        Family::Go => COMMON_GO,
+        Family::Js => COMMON_JS,
+        Family::Java => COMMON_JAVA,
+        Family::Python | Family::Other => &[],
+    };
+    list.binary_search(&name).is_ok()
+}
+
+const COMMON_RUST: &[&str] = &[
+    "abs",
+    "all",
+    "and_then",
+    "any",
+    "as_bytes",
+    "as_deref",
+    "as_mut",
+    "as_ref",
+    "as_slice",
+    "as_str",
+    "borrow",
+    "borrow_mut",
+    "by_ref",
+    "bytes",
+    "chain",
+    "chars",
+    "chunks",
+    "clear",
+    "clone",
+    "cloned",
+    "cmp",
+    "collect",
+    "concat",
+    "contains",
+    "contains_key",
+    "copied",
+    "count",
+    "dedup",
+    "default",
+    "deref",
+    "display",
+    "drain",
+    "ends_with",
+    "entry",
+    "enumerate",
+    "eq",
+    "err",
+    "exists",
+    "expect",
+    "extend",
+    "extension",
+    "file_name",
+    "filter",
+    "filter_map",
+    "find",
+    "find_map",
+    "first",
+    "flat_map",
+    "flatten",
+    "flush",
+    "fmt",
+    "fold",
+    "from",
+    "get",
+    "get_mut",
+    "get_or_insert_with",
+    "hash",
+    "insert",
+    "inspect",
+    "into",
+    "into_inner",
+    "into_iter",
+    "is_dir",
+    "is_empty",
+    "is_err",
+    "is_file",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter",
+    "iter_mut",
+    "join",
+    "keys",
+    "last",
+    "len",
+    "lines",
+    "lock",
+    "map",
+    "map_err",
+    "map_or",
+    "map_or_else",
+    "max",
+    "max_by",
+    "max_by_key",
+    "min",
+    "min_by",
+    "min_by_key",
+    "next",
+    "nth",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "or_default",
+    "or_else",
+    "or_insert",
+    "or_insert_with",
+    "parse",
+    "partial_cmp",
+    "peek",
+    "pop",
+    "position",
+    "push",
+    "push_str",
+    "read",
+    "read_line",
+    "read_to_string",
+    "recv",
+    "remove",
+    "replace",
+    "retain",
+    "rev",
+    "rsplit",
+    "rsplit_once",
+    "skip",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "split",
+    "split_once",
+    "split_whitespace",
+    "starts_with",
+    "step_by",
+    "strip_prefix",
+    "strip_suffix",
+    "sum",
+    "take",
+    "take_while",
+    "to_lowercase",
+    "to_owned",
+    "to_path_buf",
+    "to_string",
+    "to_uppercase",
+    "to_vec",
+    "trim",
+    "trim_end",
+    "trim_start",
+    "truncate",
+    "try_from",
+    "try_into",
+    "unwrap",
+    "unwrap_err",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "values",
+    "values_mut",
+    "windows",
+    "with_capacity",
+    "write",
+    "write_all",
+    "write_fmt",
+    "zip",
+];
+const COMMON_GO: &[&str] = &[
+    "Bytes",
+    "Close",
+    "Done",
+    "Err",
+    "Error",
+    "Flush",
+    "Format",
+    "Len",
+    "Lock",
+    "Milliseconds",
+    "RLock",
+    "RUnlock",
+    "Read",
+    "Scan",
+    "Seconds",
+    "String",
+    "Sub",
+    "Text",
+    "Unix",
+    "Unlock",
+    "Wait",
+    "Write",
+    "WriteString",
+];
+const COMMON_JS: &[&str] = &[
+    "addEventListener",
+    "apply",
+    "bind",
+    "call",
+    "catch",
+    "charAt",
+    "charCodeAt",
+    "concat",
+    "endsWith",
+    "entries",
+    "every",
+    "exec",
+    "fill",
+    "filter",
+    "finally",
+    "find",
+    "findIndex",
+    "flat",
+    "flatMap",
+    "forEach",
+    "getAttribute",
+    "includes",
+    "indexOf",
+    "join",
+    "keys",
+    "lastIndexOf",
+    "map",
+    "match",
+    "padEnd",
+    "padStart",
+    "pop",
+    "push",
+    "querySelector",
+    "reduce",
+    "removeEventListener",
+    "replace",
+    "replaceAll",
+    "reverse",
+    "setAttribute",
+    "shift",
+    "slice",
+    "some",
+    "sort",
+    "splice",
+    "split",
+    "startsWith",
+    "stringify",
+    "test",
+    "then",
+    "toFixed",
+    "toLowerCase",
+    "toString",
+    "toUpperCase",
+    "trim",
+    "unshift",
+    "values",
+];
+const COMMON_JAVA: &[&str] = &[
+    "add",
+    "addAll",
+    "append",
+    "asList",
+    "charAt",
+    "clear",
+    "close",
+    "collect",
+    "compareTo",
+    "contains",
+    "containsKey",
+    "endsWith",
+    "entrySet",
+    "equals",
+    "filter",
+    "flush",
+    "forEach",
+    "format",
+    "get",
+    "getClass",
+    "getKey",
+    "getMessage",
+    "getValue",
+    "hasNext",
+    "hashCode",
+    "ifPresent",
+    "indexOf",
+    "intValue",
+    "isEmpty",
+    "isPresent",
+    "iterator",
+    "keySet",
+    "length",
+    "map",
+    "next",
+    "orElse",
+    "print",
+    "printStackTrace",
+    "printf",
+    "println",
+    "put",
+    "read",
+    "remove",
+    "replace",
+    "size",
+    "split",
+    "startsWith",
+    "stream",
+    "substring",
+    "toArray",
+    "toString",
+    "trim",
+    "valueOf",
+    "values",
+    "write",
+];
+
+/// Types of each language's standard library that trees often define or alias too
+/// (`Result`, `Error`, `HashMap`): a type named without an import that binds it is far more
+/// often the standard one, so it gets no edge by name alone.
+pub(crate) fn is_common_type(family: Family, name: &str) -> bool {
+    let list: &[&str] = match family {
+        Family::Rust => COMMON_RUST_TYPES,
+        Family::Go => COMMON_GO_TYPES,
+        Family::Js => COMMON_JS_TYPES,
+        Family::Java => COMMON_JAVA_TYPES,
+        Family::Python | Family::Other => &[],
+    };
+    list.binary_search(&name).is_ok()
+}
+
+const COMMON_RUST_TYPES: &[&str] = &[
+    "Arc", "BTreeMap", "BTreeSet", "Box", "Cell", "Cow", "Duration", "Error", "File", "HashMap",
+    "HashSet", "Instant", "Mutex", "Option", "Path", "PathBuf", "Rc", "RefCell", "Result",
+    "RwLock", "Self", "String", "Vec", "VecDeque",
+];
+const COMMON_GO_TYPES: &[&str] = &[
+    "Context", "Duration", "Mutex", "Reader", "Time", "Writer", "any", "bool", "byte", "error",
+    "float32", "float64", "int", "int16", "int32", "int64", "int8", "rune", "string", "uint",
+    "uint16", "uint32", "uint64", "uint8", "uintptr",
+];
+const COMMON_JS_TYPES: &[&str] = &[
+    "Array", "Date", "Error", "Map", "Omit", "Partial", "Pick", "Promise", "Readonly", "Record",
+    "Request", "Required", "Response", "Set", "URL",
+];
+const COMMON_JAVA_TYPES: &[&str] = &[
+    "Boolean",
+    "Class",
+    "Collection",
+    "Double",
+    "Exception",
+    "Integer",
+    "Iterable",
+    "Iterator",
+    "List",
+    "Long",
+    "Map",
+    "Object",
+    "Optional",
+    "Override",
+    "Set",
+    "String",
+    "StringBuilder",
+];
+
+/// The module `rel` is, as resolution names it (see the module table).
+pub(crate) fn module_name(family: Family, rel: &str) -> String {
+    match family {
+        Family::Python => python_module(rel),
+        Family::Rust => rust_module(rel),
+        Family::Go => folder(rel).to_owned(),
+        Family::Js => js_module(rel),
+        Family::Java => java_package(rel),
+        Family::Other => String::new(),
+    }
+}
+
+/// `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
+pub(crate) fn python_module(rel: &str) -> String {
+    let stem = rel
+        .strip_suffix(".py")
+        .or_else(|| rel.strip_suffix(".pyi"))
+        .or_else(|| rel.strip_suffix(".pyx"))
+        .unwrap_or(rel);
+    let stem = stem
+        .strip_suffix("/__init__")
+        .or_else(|| (stem == "__init__").then_some(""))
+        .unwrap_or(stem);
+    stem.replace('/', ".")
+}
+
+fn folder(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// `crates/foo-bar/src/x/y.rs` → `foo_bar.x.y`; `src/lib.rs` → the crate; `tests/it/main.rs`
+/// and `tests/it.rs` (test crates) → `it`.
+fn rust_module(rel: &str) -> String {
+    let stem = rel.strip_suffix(".rs").unwrap_or(rel);
+    let parts: Vec<&str> = stem.split('/').collect();
+    let (krate, rest): (String, &[&str]) = match parts
+        .iter()
+        .rposition(|p| *p == "src")
+        .filter(|&i| i + 1 < parts.len())
+    {
+        Some(i) => {
+            let name = if i == 0 { "crate" } else { parts[i - 1] };
+            (name.replace('-', "_"), &parts[i + 1..])
+        }
+        None => match parts
+            .iter()
+            .position(|p| matches!(*p, "tests" | "benches" | "examples"))
+            .filter(|&i| i + 1 < parts.len())
+        {
+            Some(i) => (parts[i + 1].replace('-', "_"), &parts[i + 2..]),
+            None => (parts[0].replace('-', "_"), &parts[1..]),
+        },
+    };
+    let mut module = vec![krate];
+    for (k, part) in rest.iter().enumerate() {
+        let last = k + 1 == rest.len();
+        if last && matches!(*part, "lib" | "main" | "mod") {
+            break;
+        }
+        module.push((*part).to_owned());
+    }
+    module.join(".")
+}
+
+/// `a/b.ts` → `a/b`, `a/index.tsx` → `a`, `a/b.d.ts` → `a/b`.
+fn js_module(rel: &str) -> String {
+    let stem = strip_js_extension(rel);
+    match stem.strip_suffix("/index") {
+        Some(dir) => dir.to_owned(),
+        None if stem == "index" => String::new(),
+        None => stem.to_owned(),
+    }
+}
+
+fn strip_js_extension(path: &str) -> &str {
+    for ext in [
+        ".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs",
+    ] {
+        if let Some(stem) = path.strip_suffix(ext) {
+            return stem;
+        }
+    }
+    path
+}
+
+/// The package of a Java file: its folder, dotted, from after the last `java/` folder
+/// (Maven and Gradle layouts) when there is one.
+fn java_package(rel: &str) -> String {
+    let dir = folder(rel);
+    let dir = match dir.rfind("java/") {
+        Some(i) if i == 0 || dir.as_bytes().get(i - 1) == Some(&b'/') => &dir[i + 5..],
+        _ => dir,
+    };
+    dir.replace('/', ".")
+}
+
+/// How module names nest for suffix lookups: `.` or `/`.
+pub(crate) fn separator(family: Family) -> char {
+    match family {
+        Family::Go | Family::Js => '/',
+        _ => '.',
+    }
+}
+
+/// Whether a file is a better home for a module than another that claims the same name:
+/// `.py` over `.pyi`, `x.ts` over `x/index.ts` and `.d.ts`, `lib.rs` over `main.rs`, and
+/// for a Go package the file named after its folder (`store/store.go`).
+pub(crate) fn prefer(candidate: &str, current: &str) -> bool {
+    let rank = |rel: &str| -> u8 {
+        let named_after_folder = rel.strip_suffix(".go").is_some_and(|stem| {
+            stem.rsplit_once('/')
+                .is_some_and(|(dir, file)| dir.rsplit('/').next() == Some(file))
+        });
+        if named_after_folder {
+            3
+        } else if rel.ends_with(".pyi") || rel.contains(".d.") {
+            0
+        } else if strip_js_extension(rel).ends_with("/index") || rel.ends_with("/main.rs") {
+            1
+        } else {
+            2
+        }
+    };
+    rank(candidate) > rank(current)
+}
+
+/// A Rust path as written in an import (`crate::a`, `super::b`, `serde`), as a module name.
+/// `current` is the importing module (a file's module plus the inline modules around the
+/// import); `is_child` says whether a name is a module declared in it (`mod x;`).
+pub(crate) fn rust_path(current: &str, path: &str, is_child: impl Fn(&str) -> bool) -> String {
+    let mut segments = path.split("::").filter(|s| !s.is_empty()).peekable();
+    let mut module: Vec<&str> = Vec::new();
+    match segments.peek().copied() {
+        Some("crate") => {
+            segments.next();
+            module.extend(current.split('.').next());
+        }
+        Some("self") => {
+            segments.next();
+            module.extend(current.split('.'));
+        }
+        Some("super") => {
+            module.extend(current.split('.'));
+            while segments.next_if_eq(&"super").is_some() {
+                module.pop();
+            }
+        }
+        Some(first) if is_child(first) => module.extend(current.split('.')),
+        _ => {}
+    }
+    module.extend(segments);
+    module.join(".")
+}
+
+/// A JavaScript/TypeScript import specifier as a module name, and whether it is exact:
+/// `./x.js` from `src/a/b.ts` → (`src/a/x`, true); `pkg/x` → (`pkg/x`, false).
+pub(crate) fn js_path(importer: &str, spec: &str) -> (String, bool) {
+    let relative = spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
+    if !relative {
+        let spec = strip_js_extension(spec.trim_start_matches('/'));
+        return (spec.trim_end_matches("/index").to_owned(), false);
+    }
+    let mut parts: Vec<&str> = folder(importer)
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    for piece in strip_js_extension(spec).split('/') {
+        match piece {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.last() == Some(&"index") {
+        parts.pop();
+    }
+    (parts.join("/"), true)
+}
+
+/// The tails of a name, longest first, without the name itself: `a/b/c` → `b/c`, `c`.
+pub(crate) fn tails(name: &str, separator: char) -> impl Iterator<Item = &str> {
+    name.match_indices(separator)
+        .map(move |(i, _)| &name[i + 1..])
+}
+
+/// A symbol's full name for people: its module and qualified name in the language's notation
+/// (`pkg.mod.Class.method`, `cast_parser::walk::relative`, `tui.Light.Init`).
+pub(crate) fn full_name(rel: &str, qualname: &str) -> String {
+    let family = Family::of_path(rel);
+    let module = module_name(family, rel);
+    let (module, join) = match family {
+        Family::Rust => (module.replace('.', "::"), "::"),
+        Family::Go => (module.rsplit('/').next().unwrap_or("").to_owned(), "."),
+        Family::Js => (module.replace('/', "."), "."),
+        _ => (module, "."),
+    };
+    if module.is_empty() {
+        qualname.to_owned()
+    } else {
+        format!("{module}{join}{qualname}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_follow_each_language() {
+        for (rel, want) in [
+            ("a/b/c.py", "a.b.c"),
+            ("a/b/__init__.py", "a.b"),
+            ("__init__.py", ""),
+            ("x.pyi", "x"),
+            ("crates/cast-parser/src/walk.rs", "cast_parser.walk"),
+            ("crates/cast-parser/src/lib.rs", "cast_parser"),
+            (
+                "crates/cast-parser/src/languages/mod.rs",
+                "cast_parser.languages",
+            ),
+            ("src/main.rs", "crate"),
+            (
+                "crates/cast-parser/tests/integration/main.rs",
+                "integration",
+            ),
+            (
+                "crates/cast-parser/tests/integration/languages.rs",
+                "integration.languages",
+            ),
+            ("src/tui/light.go", "src/tui"),
+            ("main.go", ""),
+            ("src/utils/url.ts", "src/utils/url"),
+            ("src/jsx/index.tsx", "src/jsx"),
+            ("src/adapter/deno/deno.d.ts", "src/adapter/deno/deno"),
+            (
+                "gson/src/main/java/com/google/gson/Gson.java",
+                "com.google.gson",
+            ),
+            ("Main.java", ""),
+        ] {
+            let family = Family::of_path(rel);
+            assert_eq!(module_name(family, rel), want, "{rel}");
+        }
+    }
+
+    #[test]
+    fn rust_paths_resolve_crate_self_super_and_children() {
+        let child = |name: &str| name == "walk";
+        assert_eq!(
+            rust_path("cast_parser.lang", "crate::walk", child),
+            "cast_parser.walk"
+        );
+        assert_eq!(
+            rust_path("cast_parser.lang", "self", child),
+            "cast_parser.lang"
+        );
+        assert_eq!(
+            rust_path("cast_parser.a.b", "super::super", child),
+            "cast_parser"
+        );
+        assert_eq!(rust_path("cast_parser", "walk", child), "cast_parser.walk");
+        assert_eq!(rust_path("cast_parser", "std::io", child), "std.io");
+        assert_eq!(rust_path("cast_cli", "cast_parser", child), "cast_parser");
+    }
+
+    #[test]
+    fn js_specifiers_resolve_against_the_importer() {
+        assert_eq!(js_path("src/a/b.ts", "./x.js"), ("src/a/x".into(), true));
+        assert_eq!(
+            js_path("src/a/b.ts", "../utils"),
+            ("src/utils".into(), true)
+        );
+        assert_eq!(
+            js_path("src/a/b.ts", "./sub/index"),
+            ("src/a/sub".into(), true)
+        );
+        assert_eq!(
+            js_path("src/a/b.ts", "hono/utils/url"),
+            ("hono/utils/url".into(), false)
+        );
+    }
+
+    #[test]
+    fn common_method_lists_are_sorted_for_binary_search() {
+        for list in [
+            COMMON_RUST,
+            COMMON_GO,
+            COMMON_JS,
+            COMMON_JAVA,
+            COMMON_RUST_TYPES,
+            COMMON_GO_TYPES,
+            COMMON_JS_TYPES,
+            COMMON_JAVA_TYPES,
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+        assert!(is_common_method(Family::Rust, "collect"));
+        assert!(is_common_method(Family::Go, "String"));
+        assert!(!is_common_method(Family::Rust, "open"));
+        assert!(!is_common_method(Family::Python, "map"));
+    }
+
+    #[test]
+    fn full_names_use_the_language_notation() {
+        assert_eq!(full_name("pkg/mod.py", "C.m"), "pkg.mod.C.m");
+        assert_eq!(
+            full_name("crates/cast-parser/src/walk.rs", "Walk::run"),
+            "cast_parser::walk::Walk::run"
+        );
+        assert_eq!(
+            full_name("src/tui/light.go", "Light.Init"),
+            "tui.Light.Init"
+        );
+        assert_eq!(tails("a/b/c", '/').collect::<Vec<_>>(), vec!["b/c", "c"]);
+    }
+}

@@ -1,0 +1,137 @@
+//! Resolution in Rust, Go, TypeScript and Java: small projects in tests/fixtures/langs/, their
+//! call graphs and imports written down by reading the code.
+
+use cast_analyzer::Index;
+
+use super::{copy_fixture, edges, triples};
+
+/// Each file's resolved imports, as `importer -> imported`.
+fn imports(index: &Index) -> Vec<String> {
+    let mut out: Vec<String> = index
+        .top_files(100)
+        .unwrap()
+        .into_iter()
+        .flat_map(|f| {
+            let from = f.path.clone();
+            f.imports
+                .into_iter()
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn rust_crates_modules_impls_and_paths() {
+    let dir = copy_fixture("langs/rust");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            // store/src/lib.rs: `Cache::new()` through `pub use cache::Cache` and its impl.
+            ("open", "Cache::new", "call/attribute"),
+            ("open", "Cache", "type/import"), // its return type
+            // store/src/cache.rs
+            ("Cache::new", "Cache", "call/local"),
+            ("Cache::level", "Cache::bump", "call/self"), // in the other impl block
+            // app/src/main.rs: `use store::{Cache, open}` names the store crate.
+            ("main", "open", "call/import"),
+            ("main", "Cache", "type/import"),
+            ("main", "show", "call/attribute"), // `util::show` through `mod util;`
+            ("main", "Cache::level", "call/name"),
+            // app/src/util.rs
+            ("show", "helper", "call/attribute"), // `super::helper()`
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec![
+            "crates/app/src/main.rs -> crates/app/src/util.rs",
+            "crates/app/src/main.rs -> crates/store/src/lib.rs",
+            "crates/store/src/lib.rs -> crates/store/src/cache.rs",
+        ]
+    );
+    for name in [
+        "Cache::level",
+        "store::cache::Cache::level",
+        "cache::Cache::level",
+    ] {
+        let shown = index.show(name).unwrap();
+        assert_eq!(
+            (shown.path.as_str(), shown.start_line),
+            ("crates/store/src/cache.rs", 11),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn go_packages_are_folders() {
+    let dir = copy_fixture("langs/go");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            ("main", "New", "call/attribute"), // store.New() through the package import
+            ("main", "Store.Add", "call/name"),
+            ("main", "helper", "call/import"), // util.go, same package
+            ("New", "Store", "call/local"),
+            ("New", "Store", "type/local"), // `*Store`, its result
+            ("Store.Add", "Store", "type/import"), // receivers, in the package's other file
+            ("Store.check", "Store", "type/import"),
+            ("Store.Add", "Store.check", "call/name"),
+        ])
+    );
+    assert_eq!(imports(&index), vec!["main.go -> store/store.go"]);
+    assert_eq!(index.show("(*Store).Add").unwrap().path, "store/add.go");
+    assert_eq!(index.show("store.Store.Add").unwrap().path, "store/add.go");
+}
+
+#[test]
+fn typescript_relative_imports_and_re_exports() {
+    let dir = copy_fixture("langs/ts");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            // `import { Router } from '.'`: src/index.ts re-exports it from './router'.
+            ("<src/app.ts>", "Router", "call/import"),
+            ("<src/app.ts>", "Router.add", "call/name"),
+            ("Router", "Base", "inherit/local"),
+            ("Router.add", "Router.norm", "call/self"),
+            ("Router.add", "join", "call/import"), // './utils' is utils/index.ts
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec![
+            "src/app.ts -> src/index.ts",
+            "src/index.ts -> src/router.ts",
+            "src/index.ts -> src/utils/index.ts",
+            "src/router.ts -> src/utils/index.ts",
+        ]
+    );
+}
+
+#[test]
+fn java_packages_imports_and_class_scope() {
+    let dir = copy_fixture("langs/java");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            ("App.main", "Store", "call/import"),
+            ("App.main", "Store", "type/import"),
+            ("App.main", "Store.stock", "call/name"),
+            ("App.main", "App.helper", "call/local"), // a method sees its class's members
+            ("Store", "Base", "inherit/import"),      // same package, no import needed
+            ("Store.stock", "Store.check", "call/local"),
+            ("Store.stock", "Store.check", "call/self"),
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec!["src/main/java/com/shop/App.java -> src/main/java/com/shop/store/Store.java"]
+    );
+}
