@@ -258,6 +258,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         .read_only(read_only)
         .config(config)
         .preferences(preferences(memory.as_ref()))
+        .task(&args.task)
         .build();
     let runtime = runtime()?;
     let mut printer = EventPrinter::new(args.json);
