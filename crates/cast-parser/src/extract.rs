@@ -432,9 +432,18 @@ fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
         if let Some(block) = raw.strip_prefix("/*") {
             let block = block.strip_suffix("*/").unwrap_or(block);
             let block = block.trim_start_matches(['*', '!']);
+            let mut tags = false;
             for line in block.lines() {
                 let line = line.trim();
                 let line = line.strip_prefix('*').map_or(line, |l| l.trim_start());
+                // JSDoc and Javadoc end the description at the first block tag (`@param`),
+                // often without a blank line: the tags become a paragraph of their own.
+                if line.starts_with('@') && !tags {
+                    tags = true;
+                    if lines.last().is_some_and(|l| !l.is_empty()) {
+                        lines.push(String::new());
+                    }
+                }
                 lines.push(line.trim_end().to_owned());
             }
         } else {
@@ -746,5 +755,27 @@ mod tests {
             "Foo does x."
         );
         assert_eq!(comment_text(["//! Crate doc."].into_iter()), "Crate doc.");
+    }
+
+    /// Chart.js's JSDoc runs its description into `@param` lines with no blank line between,
+    /// and the whole block became the "first paragraph" of skeletons.
+    #[test]
+    fn a_block_tag_starts_a_new_paragraph() {
+        assert_eq!(
+            comment_text(
+                ["/**
+ * Create path.
+ * Points in order.
+ * @param ctx - Context
+ * @returns {any}
+ */"]
+                .into_iter()
+            ),
+            "Create path.\nPoints in order.\n\n@param ctx - Context\n@returns {any}"
+        );
+        assert_eq!(
+            comment_text(["/** @module JWK Auth Middleware. */"].into_iter()),
+            "@module JWK Auth Middleware."
+        );
     }
 }
