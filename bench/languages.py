@@ -18,12 +18,14 @@ LANG is one of rust, go, javascript, typescript, java. For each tree, in one run
    by kind, with a sample. Then the symbols of the same kinds (CAST's names, OURS below) that
    ctags does not list at that path, name and line: counted by kind, with a fixed-seed sample
    of 12 to check by hand.
-2. Wall time (median of --runs after one warm-up, so both read from the page cache):
+2. Wall time and CPU time (user + system; ctags is single-threaded, cast parses on all cores),
+   medians of --runs after one warm-up, so both read from the page cache:
    `cast symbols --json --no-ignore TREE > /dev/null` against
    `ctags -R --languages=<every language cast parses> -f /dev/null TREE`, so both parse the
    same files. `uptime`'s load is printed with it.
 3. Skeletons. `cast skeleton --json` on every file of the language: skeleton bytes (the
-   rendered `(Line N) text` lines) over source bytes. On three files (the ones at the 50th,
+   rendered `(Line N) text` lines) over source bytes, and on every file whether each symbol
+   has a skeleton line at its start line holding its name. On three files (the ones at the 50th,
    75th and 95th percentile of size): every symbol `cast symbols` reports has a skeleton line at
    its start line holding its name, and the source line there holds the name too.
 
@@ -36,6 +38,7 @@ import collections
 import json
 import os
 import random
+import resource
 import re
 import statistics
 import subprocess
@@ -76,14 +79,18 @@ def run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False, cwd=cwd)
 
 
-def timed(cmd: list[str], runs: int) -> float:
+def timed(cmd: list[str], runs: int) -> tuple[float, float]:
+    """Median wall time and median CPU time (user + system) of `runs` runs after a warm-up."""
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    times = []
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def language_files(tree: Path, lang: str) -> list[Path]:
@@ -170,6 +177,18 @@ def skeletons(cast: str, tree: Path, lang: str, rows: list[dict], files: list[Pa
     src = sum(s["source_bytes"] for s in sks)
     sk = sum(len(f"(Line {l['line']}) {l['text']}\n".encode()) for s in sks for l in s["lines"])
     print(f"  skeletons: {len(sks)} files, {sk:,} / {src:,} bytes = {100 * sk / max(1, src):.1f}% of the source")
+    # Every symbol of every file: a skeleton line at its start line that holds its name.
+    at_lines: dict[str, dict[int, list[str]]] = {}
+    for s in sks:
+        rel = str(Path(s["path"]).resolve().relative_to(tree))
+        d = at_lines.setdefault(rel, collections.defaultdict(list))
+        for l in s["lines"]:
+            d[l["line"]].append(l["text"])
+    unplaced = [r for r in rows if not any(r["name"] in t for t in at_lines.get(r["path"], {}).get(r["start_line"], []))]
+    print(f"  every file: {len(rows) - len(unplaced):,} of {len(rows):,} symbols have a skeleton line at their start line"
+          f" holding their name")
+    for r in unplaced[:5]:
+        print(f"    not placed: {r['path']}:{r['start_line']} {r['qualname']}")
     by_size = sorted(files, key=lambda p: p.stat().st_size)
     picks = [by_size[min(len(by_size) - 1, int(len(by_size) * q))] for q in (0.5, 0.75, 0.95)]
     for path in picks:
@@ -215,10 +234,12 @@ def main() -> int:
         recall(lang, tags, rows)
         if not args.no_timing:
             load = os.getloadavg()[0]
-            cast_t = timed([args.cast, "symbols", "--json", "--no-ignore", str(tree)], args.runs)
-            ctags_t = timed(["ctags", "-R", f"--languages={ALL_CAST_LANGUAGES}", "-f", os.devnull, str(tree)], args.runs)
+            cast_t, cast_cpu = timed([args.cast, "symbols", "--json", "--no-ignore", str(tree)], args.runs)
+            ctags_t, ctags_cpu = timed(["ctags", "-R", f"--languages={ALL_CAST_LANGUAGES}", "-f", os.devnull, str(tree)], args.runs)
             print(f"  wall time, median of {args.runs} warm runs, {os.cpu_count()} cores, load {load:.2f}:"
                   f" cast symbols {cast_t:.3f} s, ctags -R {ctags_t:.3f} s, ratio x{cast_t / ctags_t:.2f}")
+            print(f"  CPU time (user + system), same runs: cast symbols {cast_cpu:.3f} s, ctags -R {ctags_cpu:.3f} s,"
+                  f" ratio x{cast_cpu / ctags_cpu:.2f}")
         skeletons(args.cast, tree, lang, rows, files)
     return 0
 
