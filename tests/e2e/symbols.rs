@@ -31,7 +31,7 @@ fn bad_usage_exits_2() {
     cast().args(["symbols", "--bogus"]).assert().code(2);
     cast().arg("no-such-command").assert().code(2);
     cast()
-        .args(["symbols", "--kind", "struct", "."])
+        .args(["symbols", "--kind", "banana", "."])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown kind"));

@@ -12,6 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::codec::{self, Reader, put_varint};
+use crate::modpath::{self, Family};
 use crate::rank;
 use crate::resolve::Catalog;
 use crate::store::{
@@ -764,7 +765,7 @@ impl Index {
 
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
         if content_changed {
-            let mut catalog = load_catalog(conn).map_err(&err)?;
+            let mut catalog = load_catalog(conn, &self.root).map_err(&err)?;
             report.phases.load_catalog = lap(&mut phase);
             let targets: Vec<i64> = if structure_changed || report.cold {
                 catalog.files.iter().map(|f| f.id).collect()
@@ -890,7 +891,7 @@ pub(crate) fn db_bytes(db: &Path) -> u64 {
 type GraphBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
 
 /// Files, symbols, imports and stored edges, in memory.
-pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
+pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
     // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
     let mut blobs: Vec<GraphBlobs> = Vec::new();
@@ -929,8 +930,43 @@ pub(crate) fn load_catalog(conn: &Connection) -> rusqlite::Result<Catalog> {
         cat.files[i].edges = e;
         cat.files[i].deps = d;
     }
+    cat.set_rust_crate_names(rust_crate_names(root, &cat));
     cat.finish();
     Ok(cat)
+}
+
+/// The Rust crates of the tree whose `Cargo.toml` names them otherwise than their folder
+/// (`[lib] name`, else `[package] name`): folder name → declared name. A missing or
+/// unreadable manifest leaves the folder's name.
+fn rust_crate_names(root: &Path, cat: &Catalog) -> rustc_hash::FxHashMap<String, String> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut names = rustc_hash::FxHashMap::default();
+    for f in cat.files.iter().filter(|f| f.family == Family::Rust) {
+        let Some((dir, folder_name)) = modpath::rust_crate_dir(&f.rel) else {
+            continue;
+        };
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&dir).join("Cargo.toml")) else {
+            continue;
+        };
+        let Ok(manifest) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        let declared = ["lib", "package"].iter().find_map(|section| {
+            manifest
+                .get(*section)
+                .and_then(|s| s.get("name"))
+                .and_then(toml::Value::as_str)
+        });
+        if let Some(declared) = declared.map(|n| n.replace('-', "_"))
+            && declared != folder_name
+        {
+            names.insert(folder_name, declared);
+        }
+    }
+    names
 }
 
 fn load_refs(

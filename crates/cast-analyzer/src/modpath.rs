@@ -482,6 +482,23 @@ fn rust_module(rel: &str) -> String {
     module.join(".")
 }
 
+/// The folder of the Rust crate a file belongs to (the one holding `src/`, where its
+/// `Cargo.toml` is) and the crate name its path gives (see [`module_name`]): `crates/foo-bar/src/x.rs`
+/// → (`crates/foo-bar`, `foo_bar`), `src/lib.rs` → (``, `crate`).
+pub(crate) fn rust_crate_dir(rel: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let i = parts
+        .iter()
+        .rposition(|p| *p == "src")
+        .filter(|&i| i + 1 < parts.len())?;
+    let name = if i == 0 {
+        "crate".to_owned()
+    } else {
+        parts[i - 1].replace('-', "_")
+    };
+    Some((parts[..i].join("/"), name))
+}
+
 /// `a/b.ts` → `a/b`, `a/index.tsx` → `a`, `a/b.d.ts` → `a/b`.
 fn js_module(rel: &str) -> String {
     let stem = strip_js_extension(rel);
@@ -663,6 +680,19 @@ mod tests {
             let family = Family::of_path(rel);
             assert_eq!(module_name(family, rel), want, "{rel}");
         }
+    }
+
+    #[test]
+    fn rust_crate_folders_hold_src() {
+        assert_eq!(
+            rust_crate_dir("crates/grep-matcher/src/lib.rs"),
+            Some(("crates/grep-matcher".into(), "grep_matcher".into()))
+        );
+        assert_eq!(
+            rust_crate_dir("src/a/b.rs"),
+            Some((String::new(), "crate".into()))
+        );
+        assert_eq!(rust_crate_dir("tests/it.rs"), None);
     }
 
     #[test]

@@ -211,6 +211,9 @@ pub(crate) struct Catalog {
     /// Rust: the `impl` blocks of each type name.
     impls: HashMap<u32, Vec<u32>>,
     bases: HashMap<u32, Vec<u32>>,
+    /// Rust: a crate's name as its path gives it → the name its `Cargo.toml` declares, where
+    /// they differ (`crates/matcher/` holds `grep_matcher`).
+    rust_crate_names: HashMap<String, String>,
 }
 
 const BUILTINS: &[&str] = &[
@@ -399,6 +402,12 @@ impl Catalog {
     }
 
     /// Builds the lookup tables once all files and symbols are in.
+    /// Declares Rust crate names that differ from their folder's (read from `Cargo.toml` by
+    /// the caller); takes effect at [`Catalog::finish`].
+    pub(crate) fn set_rust_crate_names(&mut self, names: HashMap<String, String>) {
+        self.rust_crate_names = names;
+    }
+
     pub(crate) fn finish(&mut self) {
         self.module_exact.clear();
         self.module_suffix.clear();
@@ -429,6 +438,25 @@ impl Catalog {
                         .push(i);
                 }
             }
+        }
+        // A Rust crate is imported by its declared name: `grep_matcher::Match`.
+        let aliases: Vec<((Family, String), u32)> = self
+            .module_exact
+            .iter()
+            .filter(|((family, _), _)| *family == Family::Rust)
+            .filter_map(|((_, module), &file)| {
+                let (krate, rest) = module.split_once('.').unwrap_or((module.as_str(), ""));
+                let declared = self.rust_crate_names.get(krate)?;
+                let alias = if rest.is_empty() {
+                    declared.clone()
+                } else {
+                    format!("{declared}.{rest}")
+                };
+                Some(((Family::Rust, alias), file))
+            })
+            .collect();
+        for (key, file) in aliases {
+            self.module_exact.entry(key).or_insert(file);
         }
         self.children.clear();
         self.top_by_name.clear();
@@ -889,6 +917,12 @@ impl Catalog {
     }
 
     fn by_name(&self, family: Family, name: &str, methods: bool) -> Option<(&[u32], u16)> {
+        // Templates (HTML, Jinja) call into the Python code that renders them.
+        let family = if family == Family::Other {
+            Family::Python
+        } else {
+            family
+        };
         if (family == Family::Python && BUILTINS.contains(&name))
             || (methods && (name.starts_with("__") || modpath::is_common_method(family, name)))
         {

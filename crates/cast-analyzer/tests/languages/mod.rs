@@ -35,7 +35,8 @@ fn rust_crates_modules_impls_and_paths() {
             // store/src/cache.rs
             ("Cache::new", "Cache", "call/local"),
             ("Cache::level", "Cache::bump", "call/self"), // in the other impl block
-            // app/src/main.rs: `use store::{Cache, open}` names the store crate.
+            // app/src/main.rs: `use shop_store::{Cache, open}` names the store crate by the
+            // name its Cargo.toml declares.
             ("main", "open", "call/import"),
             ("main", "Cache", "type/import"),
             ("main", "show", "call/attribute"), // `util::show` through `mod util;`
@@ -134,4 +135,43 @@ fn java_packages_imports_and_class_scope() {
         imports(&index),
         vec!["src/main/java/com/shop/App.java -> src/main/java/com/shop/store/Store.java"]
     );
+}
+
+/// Calls by name stay within a language family, but a template's calls (HTML, Jinja) still
+/// reach the Python methods that render it: `{{ cart.total() }}` lost its edge once names
+/// were looked up per family.
+#[test]
+fn template_calls_reach_python_methods_but_not_other_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "shop/cart.py",
+        "class Cart:\n    def total(self):\n        return 1\n",
+    );
+    write(
+        "templates/cart.html",
+        "<section id=\"cart\">\n  <p>Total: {{ cart.total() }}</p>\n</section>\n",
+    );
+    // A Go method of the same name, called by a Go function, and a Python call of it.
+    write(
+        "billing/bill.go",
+        "package billing\n\ntype Bill struct{}\n\nfunc (b Bill) total() int { return 2 }\n\nfunc sum(x Thing) int { return x.total() }\n",
+    );
+    write("shop/use.py", "def report(c):\n    return c.total()\n");
+    let index = Index::open(dir.path()).unwrap();
+    let all = edges(&index);
+    let into = |src: &str| -> Vec<String> {
+        all.iter()
+            .filter(|(s, _, _)| s == src)
+            .map(|(_, d, how)| format!("{d} {how}"))
+            .collect()
+    };
+    // The template's call sits in its `<section id="cart">`.
+    assert_eq!(into("cart"), vec!["Cart.total call/name"]);
+    assert_eq!(into("report"), vec!["Cart.total call/name"]);
+    assert_eq!(into("sum"), vec!["Bill.total call/name"]);
 }
