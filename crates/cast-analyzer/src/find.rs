@@ -20,7 +20,9 @@
 //!    graph (imports and resolved references between files), seeded by the best files of the
 //!    steps above: the files that the hits import or call get credit.
 //! 5. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`] and stubs
-//!    (`.pyi`) ×[`STUB_FACTOR`] unless the query is about tests or stubs.
+//!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`] unless the query is about tests or stubs; tests are
+//!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`,
+//!    `tests/`).
 //!
 //! File score = `W_TEXT·text + W_SYMBOLS·symbols + W_IDENT·ident + W_GRAPH·graph + W_RANK·rank`,
 //! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
@@ -195,10 +197,21 @@ pub(crate) fn is_test(path: &str) -> bool {
     }) || name.starts_with("test_")
         || name.ends_with("_test.py")
         || name == "conftest.py"
+        // Go, JavaScript/TypeScript (`x.test.ts`, `x.spec.js`, `__tests__/`), Java.
+        || name.ends_with("_test.go")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || path.split('/').any(|p| p == "__tests__")
+        || name.ends_with("Test.java")
+        || name.ends_with("Tests.java")
 }
 
+/// Declarations without bodies: Python stubs, TypeScript declaration files.
 fn is_stub(path: &str) -> bool {
     path.ends_with(".pyi")
+        || path.ends_with(".d.ts")
+        || path.ends_with(".d.mts")
+        || path.ends_with(".d.cts")
 }
 
 fn first_line(doc: &str) -> String {
@@ -218,7 +231,8 @@ pub(crate) enum Ident {
 }
 
 const FILE_EXTENSIONS: &[&str] = &[
-    ".py", ".pyi", ".pyx", ".html", ".htm", ".rs", ".go", ".js", ".ts", ".tsx", ".jsx", ".java",
+    ".py", ".pyi", ".pyx", ".html", ".htm", ".rs", ".go", ".js", ".mjs", ".cjs", ".ts", ".mts",
+    ".cts", ".tsx", ".jsx", ".java",
 ];
 
 /// Words of the query that are written as identifiers: with `_`, an inner capital
@@ -886,11 +900,26 @@ mod tests {
             "test_a.py",
             "a/conftest.py",
             "src/x_test.py",
+            "src/tui/light_test.go",
+            "src/utils/url.test.ts",
+            "src/a.spec.tsx",
+            "src/__tests__/a.js",
+            "gson/src/test/java/com/google/gson/GsonTest.java",
+            "lib/FooTests.java",
         ] {
             assert!(is_test(p), "{p}");
         }
-        for p in ["pkg/testing.py", "src/attest.py", "contest/app.py"] {
+        for p in [
+            "pkg/testing.py",
+            "src/attest.py",
+            "contest/app.py",
+            "src/latest.go",
+            "src/Contest.java",
+            "src/testable.ts",
+        ] {
             assert!(!is_test(p), "{p}");
         }
+        assert!(is_stub("src/adapter/deno/deno.d.ts"));
+        assert!(!is_stub("src/d.ts.ts") && !is_stub("src/index.ts"));
     }
 }
