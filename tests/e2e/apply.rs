@@ -215,11 +215,6 @@ fn bad_usage_exits_2() {
     let dir = workspace();
     cast()
         .current_dir(dir.path())
-        .args(["apply", "--edit", "edit.txt", "app.py"])
-        .assert()
-        .code(2);
-    cast()
-        .current_dir(dir.path())
         .args(["apply", "--format", "yaml", "--edit", "edit.txt", "app.py"])
         .assert()
         .code(2)
@@ -248,4 +243,168 @@ fn bad_usage_exits_2() {
         .success()
         .stdout(predicate::str::contains("existing code"));
     cast().args(["undo", "--steps", "0"]).assert().code(2);
+}
+
+/// Issue 17, item 3: an op naming `a.py` given with TARGET `b.py` was applied to `b.py`.
+#[test]
+fn regression_an_op_naming_another_file_is_not_applied_to_the_target() {
+    let dir = workspace();
+    fs::write(dir.path().join("b.py"), "x = 1\n").unwrap();
+    let ops = r#"[{"type":"replace","file_path":"app.py","start_line":2,"end_line":2,"content":["    return 2"]}]"#;
+    fs::write(dir.path().join("ops.json"), ops).unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "op", "--edit", "ops.json", "b.py"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("names the file app.py"));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("b.py")).unwrap(),
+        "x = 1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
+    // Naming the target itself is fine, and without TARGET the named file is edited.
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "op", "--edit", "ops.json", "./app.py"])
+        .assert()
+        .success();
+    fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--format", "op", "--edit", "ops.json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("app.py: applied, line 2"));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 2\n"
+    );
+}
+
+/// Issue 17, item 9: the design documents' JSON operation form was refused as "no
+/// SEARCH/REPLACE block found"; `exact_match_only` lets only the exact tier match.
+#[test]
+fn regression_the_json_operation_form_and_exact_match_only() {
+    let dir = workspace();
+    let operation = |search: &str, exact: bool| {
+        serde_json::json!({"operation": {"type": "search_replace", "file_path": "app.py",
+            "search": search, "replace": "    return 2\n", "exact_match_only": exact}})
+        .to_string()
+    };
+    fs::write(
+        dir.path().join("op.json"),
+        operation("    return 1\n", true),
+    )
+    .unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args([
+            "apply",
+            "--format",
+            "search-replace",
+            "--edit",
+            "op.json",
+            "app.py",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 2\n"
+    );
+    // A near miss (trailing whitespace) is refused when only the exact tier may match ...
+    fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
+    fs::write(
+        dir.path().join("op.json"),
+        operation("    return 1   \n", true),
+    )
+    .unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "op.json", "app.py"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("exact_match_only"));
+    // ... and by --exact-match-only for a plain block ...
+    fs::write(
+        dir.path().join("near.txt"),
+        "------- SEARCH\n    return 1   \n=======\n    return 2\n+++++++ REPLACE\n",
+    )
+    .unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args([
+            "apply",
+            "--exact-match-only",
+            "--edit",
+            "near.txt",
+            "app.py",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("exact_match_only"));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
+    // ... but placed by the looser tiers otherwise.
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "near.txt", "app.py"])
+        .assert()
+        .success();
+}
+
+/// Issue 17, item 11: `cast apply` of a `<file-edit>` reply required `--format`.
+#[test]
+fn regression_apply_tells_the_format_from_the_edit() {
+    let dir = workspace();
+    let reply = "<chat>Fixing.</chat>\n<file-edit filePath=\"app.py\">\n------- SEARCH\n    return 1\n=======\n    return 2\n+++++++ REPLACE\n</file-edit>\n";
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "-"])
+        .write_stdin(reply)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("app.py: applied"));
+    let cases = [
+        (
+            r#"[{"type":"insert","after_line":2,"content":["x = 1"]}]"#,
+            "def f():\n    return 1\nx = 1\n",
+        ),
+        (
+            "@@ -17,8 +17,8 @@\n turn \n-1\n+9\n %0A\n",
+            "def f():\n    return 9\n",
+        ),
+        (
+            "def f():\n    # changed\n    return 1\n# ... existing code ...\n",
+            "def f():\n    # changed\n    return 1\n",
+        ),
+        (SR, "def f():\n    return 2\n"),
+    ];
+    for (edit, want) in cases {
+        fs::write(dir.path().join("app.py"), "def f():\n    return 1\n").unwrap();
+        fs::write(dir.path().join("e"), edit).unwrap();
+        cast()
+            .current_dir(dir.path())
+            .args(["apply", "--edit", "e", "--no-undo", "app.py"])
+            .assert()
+            .success();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("app.py")).unwrap(),
+            want,
+            "{edit}"
+        );
+    }
+    fs::write(dir.path().join("e"), "make it faster\n").unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "e", "app.py"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--format"));
 }

@@ -97,6 +97,12 @@ impl AgentBuilder {
         self.ctx.workspace.root()
     }
 
+    /// How the commands run for the model are confined (`run_command`, the test command).
+    pub fn sandbox(mut self, sandbox: cast_tools::cast_sandbox::Sandbox) -> Self {
+        self.ctx.sandbox = sandbox;
+        self
+    }
+
     /// Offer `run_command`.
     pub fn allow_commands(mut self, yes: bool) -> Self {
         self.commands = yes;

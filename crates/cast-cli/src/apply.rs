@@ -4,18 +4,21 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use cast_coder::{ChangeSet, Coder, CoderError, Edit, FileEdit, Format, find_root};
+use cast_coder::{ChangeSet, Coder, CoderError, Edit, FileEdit, Format, find_root, names_file};
 
 use crate::output::warn;
 use crate::{Exit, Out};
 
 /// Apply an edit to a file exactly, or refuse it and change nothing.
 ///
-/// FORMAT is one of:
+/// FORMAT is one of (told from the edit's text when --format is not given):
 ///   search-replace  `------- SEARCH` / `=======` / `+++++++ REPLACE` blocks (one or more)
+///                   or the JSON form {"operation": {"type": "search_replace",
+///                   "file_path": F, "search": S, "replace": R, "exact_match_only": B}}
 ///   op              a JSON array of {"type":"insert","after_line":N,"content":[...]},
 ///                   {"type":"replace","start_line":A,"end_line":B,"content":[...]},
-///                   {"type":"delete","start_line":A,"end_line":B}; original line numbers
+///                   {"type":"delete","start_line":A,"end_line":B}; original line numbers;
+///                   each may name its file with "file_path"
 ///   dmp             diff-match-patch patch text (patch_toText)
 ///   lazy            the new file with unchanged runs collapsed to `# ... existing code ...`
 ///
@@ -23,8 +26,10 @@ use crate::{Exit, Out};
 /// unchanged, prints the reason on stderr (which block, the closest lines with their line
 /// numbers and similarity, or where an ambiguous block matched) and exits 1.
 ///
-/// Without TARGET, a search-replace EDIT is a model's reply with `<file-edit filePath="…">`
-/// sections: every file named (relative to the workspace root) is edited, all or nothing.
+/// An edit that names files (`<file-edit filePath="…">` sections of a model's reply, ops or
+/// JSON operations with "file_path") edits those files, all or nothing, when TARGET is not
+/// given (paths relative to the workspace root). With TARGET, every file the edit names must
+/// be TARGET: an edit naming another file is refused, never applied to TARGET.
 ///
 /// Before writing, the old bytes go to the undo journal in ROOT/.cast/undo/ (see `cast undo`).
 /// ROOT is --root, else the nearest folder above TARGET (for a reply: above the current
@@ -36,12 +41,12 @@ use crate::{Exit, Out};
 #[derive(Debug, clap::Args)]
 #[command(
     verbatim_doc_comment,
-    after_help = "Examples:\n  cast apply --format search-replace --edit fix.txt src/app.py\n  cast apply --format op --edit ops.json --dry-run src/app.py\n  llm-reply | cast apply --format search-replace --edit -      # <file-edit> reply\n  cast undo                                                    # revert the last apply"
+    after_help = "Examples:\n  cast apply --format search-replace --edit fix.txt src/app.py\n  cast apply --format op --edit ops.json --dry-run src/app.py\n  llm-reply | cast apply --edit -                              # <file-edit> reply\n  cast undo                                                    # revert the last apply"
 )]
 pub struct Args {
-    /// The edit's format: search-replace, op, dmp or lazy.
+    /// The edit's format: search-replace, op, dmp or lazy (default: told from the edit).
     #[arg(long, short = 'f', value_name = "FORMAT", value_parser = parse_format)]
-    format: Format,
+    format: Option<Format>,
     /// The file holding the edit; `-` reads standard input.
     #[arg(long, short = 'e', value_name = "EDIT_FILE")]
     edit: PathBuf,
@@ -57,6 +62,10 @@ pub struct Args {
     /// Print one JSON object per file (or the refusal as JSON).
     #[arg(long)]
     json: bool,
+    /// Search-replace only: a block applies only where its SEARCH matches exactly (no
+    /// whitespace, blank-line or similarity tiers).
+    #[arg(long)]
+    exact_match_only: bool,
     /// The file to edit. Omit it for a reply with `<file-edit filePath="…">` sections.
     #[arg(value_name = "TARGET")]
     target: Option<PathBuf>,
@@ -82,15 +91,37 @@ fn read_edit(path: &Path) -> anyhow::Result<String> {
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let text = read_edit(&args.edit)?;
+    let format = match args.format {
+        Some(format) => format,
+        None => Format::detect(&text).with_context(|| {
+            format!(
+                "cannot tell the format of the edit {}; give --format search-replace, op, dmp or \
+                 lazy",
+                args.edit.display()
+            )
+        })?,
+    };
+    if args.exact_match_only && format != Format::SearchReplace {
+        bail!("--exact-match-only applies to search-replace edits, not {format} edits");
+    }
     let cwd = std::env::current_dir().context("finding the current folder")?;
-    let (root, edits) = match &args.target {
+    let (root, mut edits) = match &args.target {
         Some(target) => {
             let target = cwd.join(target);
             let folder = target
                 .parent()
                 .map_or_else(|| cwd.clone(), Path::to_path_buf);
             let root = args.root.clone().unwrap_or_else(|| find_root(&folder));
-            let edit = match Edit::parse(args.format, &text) {
+            let shown = args
+                .target
+                .as_deref()
+                .unwrap_or(&target)
+                .display()
+                .to_string();
+            let parsed = Edit::parse_for(format, &text, &shown, |name| {
+                names_file(&root, name, &target) || names_file(&cwd, name, &target)
+            });
+            let edit = match parsed {
                 Ok(edit) => edit,
                 Err(refusal) => {
                     return refused(&args, out, CoderError::from(refusal.with_path(&target)));
@@ -99,22 +130,35 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             (root, vec![FileEdit::new(target, edit)])
         }
         None => {
-            if args.format != Format::SearchReplace
-                || !cast_coder::search_replace::has_file_edit_tags(&text)
-            {
-                bail!(
-                    "no TARGET given: name the file to edit, or give a search-replace reply with \
-                     <file-edit filePath=\"…\"> sections"
-                );
-            }
             let root = args.root.clone().unwrap_or_else(|| find_root(&cwd));
-            match FileEdit::from_reply(&text) {
+            let names_files = |text: &str| {
+                cast_coder::search_replace::has_file_edit_tags(text)
+                    || text.contains("\"file_path\"")
+                    || text.contains("\"filePath\"")
+            };
+            match Edit::parse_named(format, &text) {
+                Ok(parts) if parts.iter().all(|p| p.path.is_none()) => bail!(
+                    "no TARGET given: name the file to edit, or give an edit that names its \
+                     files (<file-edit filePath=\"…\"> sections, \"file_path\" in ops)"
+                ),
+                Err(_) if !names_files(&text) => bail!(
+                    "no TARGET given: name the file to edit, or give an edit that names its \
+                     files (<file-edit filePath=\"…\"> sections, \"file_path\" in ops)"
+                ),
+                _ => {}
+            }
+            match FileEdit::parse_named(format, &text) {
                 Ok(edits) => (root, edits),
                 Err(refusal) => return refused(&args, out, refusal.into()),
             }
         }
     };
-    let mut coder = Coder::new(&root).described_as(format!("cast apply --format {}", args.format));
+    if args.exact_match_only {
+        for fe in &mut edits {
+            fe.edit.set_exact_only();
+        }
+    }
+    let mut coder = Coder::new(&root).described_as(format!("cast apply --format {format}"));
     if args.no_undo {
         coder = coder.without_journal();
     }

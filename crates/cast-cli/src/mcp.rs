@@ -20,13 +20,16 @@ pub struct Args {
     /// The workspace root the tools are confined to.
     #[arg(long, value_name = "PATH", default_value = ".")]
     root: PathBuf,
-    /// Offer `run_command` (it can run anything the user can).
+    /// Offer `run_command` (confined by --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
-    let ctx = ToolContext::new(&args.root)?;
+    let mut ctx = ToolContext::new(&args.root)?;
+    ctx.sandbox = crate::sandbox::resolve(&args.sandbox, ctx.workspace.root())?;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

@@ -32,6 +32,8 @@ pub struct Args {
     /// Allow `run_command`.
     #[arg(long)]
     allow_commands: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -52,7 +54,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             "--args is not valid JSON ({e}); give a JSON object such as '{{\"query\": \"x\"}}'"
         )
     })?;
-    let ctx = ToolContext::new(&args.root)?;
+    let mut ctx = ToolContext::new(&args.root)?;
+    ctx.sandbox = crate::sandbox::resolve(&args.sandbox, ctx.workspace.root())?;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

@@ -132,6 +132,7 @@ fn main() {
                 search,
                 replace: replace.clone(),
                 edit_line: 0,
+                exact_only: false,
             }],
         };
         if let Ok(p) = plan(&edit, &text)
@@ -142,6 +143,7 @@ fn main() {
                     search: block.clone(),
                     replace,
                     edit_line: 0,
+                    exact_only: false,
                 }],
             };
             chosen = Some((start, edit, exact, p.blocks[0].similarity));

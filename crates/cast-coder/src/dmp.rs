@@ -108,6 +108,11 @@ pub fn parse_patches(text: &str) -> Result<Vec<DmpPatch>, Refusal> {
         .collect())
 }
 
+/// Whether a line is a patch header `@@ -a,b +c,d @@` (for telling formats apart).
+pub(crate) fn is_patch_header(line: &str) -> bool {
+    header_start(line.trim_end()).is_some()
+}
+
 /// The 0-based start of `@@ -a,b +c,d @@` in the new-text coordinates, as diff-match-patch
 /// reads it (`c,0` means after character `c`; otherwise `c` is 1-based).
 fn header_start(line: &str) -> Option<usize> {

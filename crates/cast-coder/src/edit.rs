@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::dmp::{self, DmpPatch};
 use crate::lazy;
+use crate::operations;
 use crate::ops::{self, Op};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::search_replace::{self, Block, BlockReport};
 use crate::text::normalize_edit_text;
 
@@ -38,6 +39,32 @@ impl Format {
             Format::Dmp => "dmp",
             Format::Lazy => "lazy",
         }
+    }
+}
+
+impl Format {
+    /// Tells an edit's format from its text: JSON is `op` (or `search-replace` when every
+    /// operation is a `search_replace` one), SEARCH markers or `<file-edit>` sections are
+    /// `search-replace`, `@@ -A,B +C,D @@` headers are `dmp`, and `... existing code ...`
+    /// marker lines are `lazy`. `None` when the text shows none of these.
+    pub fn detect(text: &str) -> Option<Format> {
+        if let Some(value) = operations::json_value(text) {
+            return Some(if operations::all_search_replace(&value) {
+                Format::SearchReplace
+            } else {
+                Format::Op
+            });
+        }
+        if search_replace::has_file_edit_tags(text) || search_replace::has_block_markers(text) {
+            return Some(Format::SearchReplace);
+        }
+        if text.lines().any(dmp::is_patch_header) {
+            return Some(Format::Dmp);
+        }
+        if text.lines().any(lazy::is_marker) {
+            return Some(Format::Lazy);
+        }
+        None
     }
 }
 
@@ -86,20 +113,129 @@ pub enum Edit {
     },
 }
 
+/// One part of an edit's text, with the file it names when it names one: an op's or a JSON
+/// operation's `file_path`, or a `<file-edit filePath="…">` section of a reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedEdit {
+    /// The file the text names (as written), if any.
+    pub path: Option<String>,
+    /// Which part of the text this is (`operation 2`, `<file-edit> section 1`), for messages.
+    pub what: String,
+    /// The edit.
+    pub edit: Edit,
+}
+
 impl Edit {
-    /// Parses an edit's text in the given format. A malformed edit is a [`Refusal`] whose
-    /// message says what to fix.
+    /// Parses the text of an edit to one file. A malformed edit is a [`Refusal`] whose message
+    /// says what to fix. A text that names a file (an op's `file_path`, a `<file-edit>`
+    /// section) is refused here, since nothing checks that name against the file edited: use
+    /// [`Edit::parse_for`] (one target) or [`crate::FileEdit::parse_named`] (the files named).
     pub fn parse(format: Format, text: &str) -> Result<Edit, Refusal> {
+        Edit::parse_for(format, text, "the file edited", |_| false)
+    }
+
+    /// Parses the text of an edit to `target` (as shown in messages). Every file the text
+    /// names must be the target (`is_target(name)`); an edit naming another file is refused,
+    /// so it is never applied to the wrong file. Parts for the target are joined: blocks in
+    /// order, ops together.
+    pub fn parse_for(
+        format: Format,
+        text: &str,
+        target: &str,
+        is_target: impl Fn(&str) -> bool,
+    ) -> Result<Edit, Refusal> {
+        let parts = Edit::parse_named(format, text)?;
+        for part in &parts {
+            if let Some(name) = &part.path
+                && !is_target(name)
+            {
+                return Err(Refusal::new(Reason::BadChangeSet {
+                    message: format!(
+                        "{} names the file {name}, but the edit is for {target}. Give the edit \
+                         for the file it names, or name {target} in it.",
+                        part.what
+                    ),
+                }));
+            }
+        }
+        let mut parts = parts.into_iter();
+        let Some(first) = parts.next() else {
+            return Err(Refusal::malformed(format, "the edit is empty", None));
+        };
+        let mut edit = first.edit;
+        for part in parts {
+            match (&mut edit, part.edit) {
+                (Edit::SearchReplace { blocks }, Edit::SearchReplace { blocks: more }) => {
+                    blocks.extend(more)
+                }
+                (Edit::Op { ops }, Edit::Op { ops: more }) => ops.extend(more),
+                _ => {
+                    return Err(Refusal::malformed(
+                        format,
+                        "the edit mixes line ops (numbered in the original file) with \
+                         search_replace operations for one file; send them as two edits",
+                        None,
+                    ));
+                }
+            }
+        }
+        Ok(edit)
+    }
+
+    /// Parses an edit's text into its parts, each with the file it names (if any). A
+    /// search-replace text may be a reply of `<file-edit filePath="…">` sections, or the JSON
+    /// operation form (`{"operation": {"type": "search_replace", …}}`); an op text may give
+    /// each op a `file_path`.
+    pub fn parse_named(format: Format, text: &str) -> Result<Vec<NamedEdit>, Refusal> {
+        let unnamed = |edit: Edit| {
+            vec![NamedEdit {
+                path: None,
+                what: "the edit".to_owned(),
+                edit,
+            }]
+        };
         Ok(match format {
-            Format::SearchReplace => Edit::SearchReplace {
-                blocks: search_replace::parse_blocks(text)?,
+            Format::SearchReplace => {
+                if let Some(value) = operations::json_value(text) {
+                    operations::parse_json(value, format)?
+                } else if search_replace::has_file_edit_tags(text) {
+                    search_replace::parse_reply(text)?
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, section)| NamedEdit {
+                            what: format!("the <file-edit> section {}", i + 1),
+                            path: Some(section.path),
+                            edit: Edit::SearchReplace {
+                                blocks: section.blocks,
+                            },
+                        })
+                        .collect()
+                } else {
+                    unnamed(Edit::SearchReplace {
+                        blocks: search_replace::parse_blocks(text)?,
+                    })
+                }
+            }
+            Format::Op => match operations::json_value(text) {
+                Some(value) => operations::parse_json(value, format)?,
+                None => {
+                    let body = operations::strip_fence(text);
+                    let err = serde_json::from_str::<serde_json::Value>(body)
+                        .err()
+                        .map_or_else(
+                            || "not a JSON array or object".to_owned(),
+                            |e| e.to_string(),
+                        );
+                    return Err(Refusal::malformed(
+                        Format::Op,
+                        format!("not JSON: {err}"),
+                        None,
+                    ));
+                }
             },
-            Format::Op => Edit::Op {
-                ops: ops::parse_ops(text)?,
-            },
-            Format::Dmp => Edit::Dmp {
+            Format::Dmp => unnamed(Edit::Dmp {
                 patches: dmp::parse_patches(text)?,
-            },
+            }),
             Format::Lazy => {
                 let sketch = normalize_edit_text(text);
                 if sketch.trim().is_empty() {
@@ -109,9 +245,19 @@ impl Edit {
                         None,
                     ));
                 }
-                Edit::Lazy { sketch }
+                unnamed(Edit::Lazy { sketch })
             }
         })
+    }
+
+    /// Lets every SEARCH/REPLACE block match only exactly (`exact_match_only`); other formats
+    /// are unchanged.
+    pub fn set_exact_only(&mut self) {
+        if let Edit::SearchReplace { blocks } = self {
+            for block in blocks {
+                block.exact_only = true;
+            }
+        }
     }
 
     /// The edit's format.

@@ -8,10 +8,12 @@
 //!
 //! - **search-replace** ([`Format::SearchReplace`]): `------- SEARCH` / `=======` /
 //!   `+++++++ REPLACE` blocks (Aider's `<<<<<<<`/`>>>>>>>` markers too), matched through the
-//!   tiers of [`Tier`] — exact, trailing whitespace, indentation (re-applied to REPLACE),
-//!   whitespace, typographic punctuation, similarity — each requiring a unique match; `...`
+//!   tiers of [`Tier`] — exact, trailing whitespace, blank lines, indentation (re-applied to
+//!   REPLACE), whitespace, typographic punctuation, similarity (never across a renamed
+//!   definition) — each requiring a unique match (k identical blocks take k places); `...`
 //!   lines elide unchanged lines; `<file-edit filePath="…">` replies edit several files at once
-//!   ([`FileEdit::from_reply`]).
+//!   ([`FileEdit::from_reply`]); the design's JSON operation form is read too, with
+//!   `exact_match_only`.
 //! - **op** ([`Format::Op`]): JSON insert / replace / delete [`Op`]s by original line number,
 //!   in any order, applied bottom-up; overlaps and stale `old_content` are refused.
 //! - **dmp** ([`Format::Dmp`]): diff-match-patch patch text, placed exactly (with drift).
@@ -57,6 +59,7 @@ mod error;
 mod fsio;
 mod journal;
 mod lazy;
+mod operations;
 mod ops;
 mod refusal;
 pub mod search_replace;
@@ -66,13 +69,13 @@ mod workspace;
 
 pub use diff::{Hunk, hunks, unified_diff};
 pub use dmp::{DmpPatch, parse_patches};
-pub use edit::{Edit, Format, Planned, plan};
+pub use edit::{Edit, Format, NamedEdit, Planned, plan};
 pub use error::CoderError;
 pub use fsio::write_atomic;
 pub use journal::{JournalEntry, JournalFile, KEEP as JOURNAL_KEEP};
 pub use lazy::is_marker;
-pub use ops::{Content, Op, parse_ops};
+pub use ops::{Content, Op};
 pub use refusal::{Candidate, DifferingLine, LineRange, Reason, Refusal};
 pub use search_replace::{Block, BlockReport, Tier};
 pub use text::{Document, LineEnding, MAX_FILE_BYTES};
-pub use workspace::{ChangeSet, Coder, FileChange, FileEdit, find_root, plan_bytes};
+pub use workspace::{ChangeSet, Coder, FileChange, FileEdit, find_root, names_file, plan_bytes};

@@ -77,55 +77,20 @@ pub enum Op {
     },
 }
 
-/// Reads ops from JSON: an array of ops, `{"ops": [...]}`, or one op.
-pub fn parse_ops(json: &str) -> Result<Vec<Op>, Refusal> {
-    let json = json.trim();
-    let json = strip_fence(json);
-    let value: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| Refusal::malformed(Format::Op, format!("not JSON: {e}"), Some(e.line())))?;
-    // Decode each op separately so the message names the op that is wrong.
-    let items: Vec<serde_json::Value> = match &value {
-        serde_json::Value::Array(items) => items.clone(),
-        serde_json::Value::Object(map) if map.contains_key("ops") => match map.get("ops") {
-            Some(serde_json::Value::Array(items)) => items.clone(),
-            _ => {
-                return Err(Refusal::malformed(
-                    Format::Op,
-                    "`ops` must be an array of ops",
-                    None,
-                ));
-            }
-        },
-        _ => vec![value.clone()],
-    };
-    let mut ops = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        let op: Op = serde_json::from_value(item).map_err(|e| {
-            Refusal::malformed(
-                Format::Op,
-                format!(
-                    "op {}: {e}. Each op is {{\"type\":\"insert\",\"after_line\":N,\"content\":[...]}}, \
-                     {{\"type\":\"replace\",\"start_line\":A,\"end_line\":B,\"content\":[...]}} or \
-                     {{\"type\":\"delete\",\"start_line\":A,\"end_line\":B}}",
-                    i + 1
-                ),
-                None,
-            )
-        })?;
-        ops.push(op);
-    }
-    if ops.is_empty() {
-        return Err(Refusal::malformed(Format::Op, "the op list is empty", None));
-    }
-    Ok(ops)
-}
-
-fn strip_fence(text: &str) -> &str {
-    if let Some(rest) = text.strip_prefix("```") {
-        let body = rest.split_once('\n').map_or("", |(_, b)| b);
-        return body.trim_end().strip_suffix("```").unwrap_or(body).trim();
-    }
-    text
+/// Reads one op from a JSON object (its `file_path`, if any, already taken out). `number` is
+/// its 1-based place in the edit, for the message.
+pub(crate) fn op_from_value(number: usize, value: serde_json::Value) -> Result<Op, Refusal> {
+    serde_json::from_value(value).map_err(|e| {
+        Refusal::malformed(
+            Format::Op,
+            format!(
+                "op {number}: {e}. Each op is {{\"type\":\"insert\",\"after_line\":N,\"content\":[...]}}, \
+                 {{\"type\":\"replace\",\"start_line\":A,\"end_line\":B,\"content\":[...]}} or \
+                 {{\"type\":\"delete\",\"start_line\":A,\"end_line\":B}}"
+            ),
+            None,
+        )
+    })
 }
 
 /// What an op does to the original lines: replace `start..end` (0-based, end exclusive; empty
@@ -290,7 +255,10 @@ mod tests {
     use super::*;
 
     fn run(json: &str, text: &str) -> Result<String, Refusal> {
-        plan(&parse_ops(json)?, text)
+        match crate::Edit::parse(Format::Op, json)? {
+            crate::Edit::Op { ops } => plan(&ops, text),
+            other => panic!("not ops: {other:?}"),
+        }
     }
 
     #[test]

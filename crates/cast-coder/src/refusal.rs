@@ -112,6 +112,9 @@ pub enum Reason {
         /// Where the REPLACE text already stands in the file, if it does.
         #[serde(skip_serializing_if = "Option::is_none")]
         replace_present: Option<LineRange>,
+        /// The block allowed only an exact match (`exact_match_only`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        exact_only: bool,
     },
     /// A SEARCH block matched several places at the first tier that found it.
     Ambiguous {
@@ -136,6 +139,22 @@ pub enum Reason {
         best: Candidate,
         /// The next most similar place.
         runner_up: Candidate,
+    },
+    /// The only near match (similarity tier) defines another name than SEARCH does on some
+    /// line (`def test_b` where SEARCH has `def test_a`): it is not taken as a near miss.
+    NearMatchRenames {
+        /// Which block (1-based).
+        block: usize,
+        /// How many blocks the edit has.
+        blocks: usize,
+        /// The near match.
+        closest: Candidate,
+        /// SEARCH's line.
+        wrote: String,
+        /// The file's line (1-based) and text there.
+        line: usize,
+        /// The file's line.
+        file: String,
     },
     /// The block matched but its REPLACE text cannot be re-indented to the file's indentation.
     Reindent {
@@ -337,12 +356,20 @@ impl Display for Refusal {
                 piece,
                 closest,
                 replace_present,
+                exact_only,
             } => {
                 let _ = write!(out, "The SEARCH text of {}", block_name(*block, *blocks));
                 if let Some(piece) = piece {
                     let _ = write!(out, " (its part {piece} between `...` lines)");
                 }
-                out.push_str(" was not found in the file.\n");
+                if *exact_only {
+                    out.push_str(
+                        " was not found in the file exactly (exact_match_only is set, so no \
+                         looser match is tried).\n",
+                    );
+                } else {
+                    out.push_str(" was not found in the file.\n");
+                }
                 if let Some(at) = replace_present {
                     let _ = writeln!(
                         out,
@@ -400,6 +427,27 @@ impl Display for Refusal {
                     best.similarity * 100.0,
                     runner_up.lines,
                     runner_up.similarity * 100.0
+                );
+            }
+            Reason::NearMatchRenames {
+                block,
+                blocks,
+                closest,
+                wrote,
+                line,
+                file,
+            } => {
+                let _ = write!(
+                    out,
+                    "The SEARCH text of {} is not in the file exactly. The most similar place, \
+                     {} ({:.0}% similar), is a different definition: SEARCH has {:?} where line \
+                     {line} has {:?}, and a near match never changes which definition is \
+                     edited. Copy the exact lines of the place you mean into SEARCH.",
+                    block_name(*block, *blocks),
+                    closest.lines,
+                    closest.similarity * 100.0,
+                    wrote.trim(),
+                    file.trim()
                 );
             }
             Reason::Reindent {

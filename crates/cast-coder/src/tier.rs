@@ -12,6 +12,10 @@ pub enum Tier {
     Exact,
     /// Ignoring whitespace at line ends (REPLACE is written as given).
     TrailingWhitespace,
+    /// Also ignoring blank lines that SEARCH dropped or added: its non-blank lines, in order,
+    /// must match consecutive non-blank lines of the file. The file's own blank lines stay
+    /// where REPLACE keeps the lines around them, and outside the replaced lines.
+    BlankLines,
     /// Ignoring indentation; the file's indentation is re-applied to REPLACE.
     Indentation,
     /// Ignoring any difference in whitespace; indentation re-applied.
@@ -29,6 +33,7 @@ impl Tier {
         match self {
             Tier::Exact => "exactly",
             Tier::TrailingWhitespace => "ignoring trailing whitespace",
+            Tier::BlankLines => "ignoring blank lines",
             Tier::Indentation => "ignoring indentation",
             Tier::Whitespace => "ignoring whitespace",
             Tier::Punctuation => "ignoring whitespace and typographic punctuation",

@@ -8,12 +8,12 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use crate::diff::{Hunk, hunks, unified_diff};
-use crate::edit::{Edit, plan};
+use crate::edit::{Edit, Format, plan};
 use crate::error::CoderError;
 use crate::fsio::{read_optional, remove_if_exists, write_atomic};
 use crate::journal::{Journal, JournalEntry, Pending};
 use crate::refusal::{Reason, Refusal};
-use crate::search_replace::{BlockReport, parse_reply};
+use crate::search_replace::BlockReport;
 use crate::text::{Document, NotText};
 
 /// An edit to one file.
@@ -37,15 +37,33 @@ impl FileEdit {
     /// The edits of a model's reply: every `<file-edit filePath="…">` section, in order. Paths
     /// must be relative and stay inside the workspace (no `..` above it).
     pub fn from_reply(reply: &str) -> Result<Vec<FileEdit>, Refusal> {
-        parse_reply(reply)?
+        if !crate::search_replace::has_file_edit_tags(reply) {
+            // Parse for the message: a reply without sections.
+            crate::search_replace::parse_reply(reply)?;
+        }
+        FileEdit::parse_named(Format::SearchReplace, reply)
+    }
+
+    /// The edits of a text that names the file of each part: a reply's `<file-edit>`
+    /// sections, ops or JSON operations with a `file_path`. Every part must name its file;
+    /// paths must be relative and stay inside the workspace.
+    pub fn parse_named(format: Format, text: &str) -> Result<Vec<FileEdit>, Refusal> {
+        Edit::parse_named(format, text)?
             .into_iter()
-            .map(|section| {
-                check_relative(&section.path)?;
+            .map(|part| {
+                let Some(path) = part.path else {
+                    return Err(Refusal::new(Reason::BadChangeSet {
+                        message: format!(
+                            "{} names no file; without a target file every part of the edit \
+                             must name its file (`file_path`, or `<file-edit filePath=\"…\">`)",
+                            part.what
+                        ),
+                    }));
+                };
+                check_relative(&path)?;
                 Ok(FileEdit {
-                    path: PathBuf::from(&section.path),
-                    edit: Edit::SearchReplace {
-                        blocks: section.blocks,
-                    },
+                    path: PathBuf::from(path),
+                    edit: part.edit,
                 })
             })
             .collect()
@@ -371,6 +389,34 @@ impl Coder {
     /// The journal's change sets, newest first.
     pub fn history(&self) -> Result<Vec<JournalEntry>, CoderError> {
         Journal::new(&self.root).list()
+    }
+}
+
+/// Whether `name` (as an edit wrote it: relative to `root`, or absolute) is the file `file`
+/// (absolute, or relative to `root`). Paths are compared with `.` and `..` resolved, and by
+/// their real location when both exist (a symbolic link names its target).
+pub fn names_file(root: &Path, name: &str, file: &Path) -> bool {
+    fn normal(path: &Path) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in path.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+    let name = root.join(name.trim());
+    let file = root.join(file);
+    if normal(&name) == normal(&file) {
+        return true;
+    }
+    match (fs::canonicalize(&name), fs::canonicalize(&file)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

@@ -191,9 +191,111 @@ pub(crate) fn few_lines_differ(needle: &[&str], window: &[&str]) -> bool {
     differing <= (nonblank / 2).max(1)
 }
 
+/// The name a line defines — `def NAME`, `class NAME`, `function NAME`, `fn NAME`,
+/// `func NAME` / `func (r T) NAME`, `struct`, `enum`, `trait`, `interface`, `type`, `mod` —
+/// after modifiers such as `async`, `pub` or `export`. `None` for any other line.
+pub(crate) fn defined_name(line: &str) -> Option<&str> {
+    const KEYWORDS: [&str; 11] = [
+        "def",
+        "class",
+        "function",
+        "fn",
+        "func",
+        "struct",
+        "enum",
+        "trait",
+        "interface",
+        "type",
+        "mod",
+    ];
+    const MODIFIERS: [&str; 16] = [
+        "async",
+        "pub",
+        "export",
+        "default",
+        "static",
+        "public",
+        "private",
+        "protected",
+        "abstract",
+        "final",
+        "unsafe",
+        "extern",
+        "const",
+        "override",
+        "inline",
+        "declare",
+    ];
+    let mut rest = line.trim_start();
+    loop {
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        let after = &rest[word_end..];
+        if word == "pub" && after.starts_with('(') {
+            rest = after.split_once(')')?.1.trim_start();
+        } else if MODIFIERS.contains(&word) && after.starts_with(char::is_whitespace) {
+            rest = after.trim_start();
+        } else if KEYWORDS.contains(&word) && after.starts_with(char::is_whitespace) {
+            let mut name = after.trim_start();
+            if word == "func" && name.starts_with('(') {
+                name = name.split_once(')')?.1.trim_start();
+            }
+            let end = name
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(name.len());
+            return (end > 0).then(|| &name[..end]);
+        } else {
+            return None;
+        }
+    }
+}
+
+/// The first line pair (SEARCH line, file line) whose defined names differ — a definition
+/// renamed, or a definition where the other has none. `needle` and `window` have equal length.
+pub(crate) fn renamed_definition<'a>(
+    needle: &[&'a str],
+    window: &[&'a str],
+) -> Option<(usize, &'a str, &'a str)> {
+    needle
+        .iter()
+        .zip(window)
+        .enumerate()
+        .find(|(_, (a, b))| defined_name(a) != defined_name(b))
+        .map(|(i, (a, b))| (i, *a, *b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defined_names_are_read_across_languages() {
+        let cases = [
+            ("def test_a(self):", Some("test_a")),
+            ("    async def fetch(url):", Some("fetch")),
+            ("class Cart(Base):", Some("Cart")),
+            ("export default function render(props) {", Some("render")),
+            ("pub(crate) async fn run<T>(x: T) {", Some("run")),
+            (
+                "func (s *Server) Serve(l net.Listener) error {",
+                Some("Serve"),
+            ),
+            ("type Config struct {", Some("Config")),
+            ("return define(x)", None),
+            ("deflate(x)", None),
+            ("function (x) {", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(defined_name(line), want, "{line}");
+        }
+        assert_eq!(
+            renamed_definition(&["def test_a():", "x = 1"], &["def test_b():", "x = 1"]),
+            Some((0, "def test_a():", "def test_b():"))
+        );
+        assert_eq!(renamed_definition(&["def f(a):"], &["def f(a, b):"]), None);
+    }
 
     #[test]
     fn regression_a_block_whose_every_line_differs_is_not_a_near_miss() {

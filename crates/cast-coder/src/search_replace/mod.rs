@@ -14,7 +14,9 @@ mod tiers;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
-pub use parse::{Block, FileEditSection, has_file_edit_tags, parse_blocks, parse_reply};
+pub use parse::{
+    Block, FileEditSection, has_block_markers, has_file_edit_tags, parse_blocks, parse_reply,
+};
 pub use tiers::Tier;
 
 use crate::refusal::{Candidate, DifferingLine, LineRange, Reason, Refusal};
@@ -74,13 +76,100 @@ pub(crate) fn plan(blocks: &[Block], text: &str) -> Result<(String, Vec<BlockRep
         };
         return Ok((new.join(), reports));
     }
+    let mut done = vec![false; total];
     for (i, block) in blocks.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        // k identical blocks whose SEARCH occurs exactly k times: every order of applying
+        // them gives the same file, so each place gets one.
+        let twins: Vec<usize> = (i..total)
+            .filter(|&j| {
+                let b = &blocks[j];
+                !done[j]
+                    && (&b.search, &b.replace, b.exact_only)
+                        == (&block.search, &block.replace, block.exact_only)
+            })
+            .collect();
+        if twins.len() > 1
+            && let Some(all) = place_every(block, &twins, total, &doc.lines)?
+        {
+            for placed in all.into_iter().rev() {
+                doc.lines
+                    .splice(placed.start..placed.end, placed.replacement);
+                reports.push(placed.report);
+            }
+            for j in twins {
+                done[j] = true;
+            }
+            continue;
+        }
         let placed = place(block, i + 1, total, &doc.lines)?;
         doc.lines
             .splice(placed.start..placed.end, placed.replacement);
         reports.push(placed.report);
     }
+    reports.sort_by_key(|r| r.block);
     Ok((doc.join(), reports))
+}
+
+/// Places the identical blocks `twins` (1-based numbers are `twins[n] + 1`) at every place
+/// their SEARCH occurs, when the first equality tier that finds it finds exactly as many
+/// places, none overlapping: the placements in file order, one per block. `None` when the
+/// count differs (the block is then placed, or refused, on its own).
+fn place_every(
+    block: &Block,
+    twins: &[usize],
+    total: usize,
+    lines: &[String],
+) -> Result<Option<Vec<Placed>>, Refusal> {
+    let single = Pieces {
+        search: vec![block.search.as_slice()],
+        replace: vec![block.replace.as_slice()],
+    };
+    let tiers: &[Tier] = if block.exact_only {
+        &[Tier::Exact]
+    } else {
+        &EQUALITY_TIERS
+    };
+    for &tier in tiers {
+        let ranges: Vec<(usize, usize)> = if tier == Tier::BlankLines {
+            tiers::find_ignoring_blank_lines(lines, &block.search)
+        } else {
+            let hay: Vec<_> = lines.iter().map(|l| tier.normalize(l)).collect();
+            let needle: Vec<_> = block.search.iter().map(|l| tier.normalize(l)).collect();
+            find_all(&hay, &needle)
+                .into_iter()
+                .map(|s| (s, s + needle.len()))
+                .collect()
+        };
+        if ranges.is_empty() {
+            continue;
+        }
+        let apart = ranges.windows(2).all(|w| w[0].1 <= w[1].0);
+        if ranges.len() != twins.len() || !apart {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(ranges.len());
+        for (&(start, end), &j) in ranges.iter().zip(twins) {
+            let mut placed = if tier == Tier::BlankLines {
+                build_ignoring_blank_lines(
+                    &block.search,
+                    &block.replace,
+                    (start, end),
+                    j + 1,
+                    lines,
+                    false,
+                )
+            } else {
+                build(&single, &[start], tier, None, (j + 1, total), lines, false)?
+            };
+            placed.report.block = j + 1;
+            out.push(placed);
+        }
+        return Ok(Some(out));
+    }
+    Ok(None)
 }
 
 struct Placed {
@@ -167,6 +256,22 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             ));
         }
     }
+    if block.exact_only {
+        let trimmed_hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+        let needle: Vec<&str> = block.search.iter().map(|l| l.trim()).collect();
+        let closest = fuzzy::rank(&trimmed_hay, &needle)
+            .best
+            .filter(|b| b.similarity >= 0.5)
+            .map(|b| candidate_at(lines, &block.search, b.start, b.similarity));
+        return Err(Refusal::new(Reason::NoMatch {
+            block: index,
+            blocks: total,
+            piece: None,
+            closest,
+            replace_present: replace_present(block, lines),
+            exact_only: true,
+        }));
+    }
     let elided = pieces(block).map_err(|message| {
         Refusal::malformed(
             crate::Format::SearchReplace,
@@ -213,6 +318,39 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         for tier in EQUALITY_TIERS {
             if tier == Tier::Exact && reading.search.len() == 1 && !numbers_stripped {
                 continue; // done above
+            }
+            if tier == Tier::BlankLines {
+                // Blocks with `...` elision are not read this way.
+                let ([search], [replace]) = (&reading.search[..], &reading.replace[..]) else {
+                    continue;
+                };
+                let ranges = tiers::find_ignoring_blank_lines(lines, search);
+                match ranges.as_slice() {
+                    [] => continue,
+                    [(start, end)] => {
+                        return Ok(build_ignoring_blank_lines(
+                            search,
+                            replace,
+                            (*start, *end),
+                            index,
+                            lines,
+                            *numbers_stripped,
+                        ));
+                    }
+                    _ => {
+                        return Err(Refusal::new(Reason::Ambiguous {
+                            block: index,
+                            blocks: total,
+                            tier,
+                            locations: ranges
+                                .iter()
+                                .take(10)
+                                .map(|&(s, e)| LineRange::from_index(s, e - s))
+                                .collect(),
+                            count: ranges.len(),
+                        }));
+                    }
+                }
             }
             let hay: Vec<_> = lines.iter().map(|l| tier.normalize(l)).collect();
             let places: Vec<Vec<usize>> = reading
@@ -274,6 +412,22 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         if best.similarity >= fuzzy::MIN_SIMILARITY && fuzzy::few_lines_differ(&needle, window) {
             let second = ranking.second.map(|s| s.similarity);
             if fuzzy::clearly_ahead(best.similarity, second) {
+                if let Some((i, wrote, _)) = fuzzy::renamed_definition(&needle, window) {
+                    let line = best.start + i;
+                    return Err(Refusal::new(Reason::NearMatchRenames {
+                        block: index,
+                        blocks: total,
+                        closest: candidate_at(
+                            lines,
+                            &candidate.search,
+                            best.start,
+                            best.similarity,
+                        ),
+                        wrote: wrote.to_owned(),
+                        line: line + 1,
+                        file: lines[line].clone(),
+                    }));
+                }
                 let single = Pieces {
                     search: vec![candidate.search.as_slice()],
                     replace: vec![candidate.replace.as_slice()],
@@ -335,6 +489,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
         piece,
         closest,
         replace_present: replace_present(block, lines),
+        exact_only: false,
     }))
 }
 
@@ -509,6 +664,113 @@ fn build(
     })
 }
 
+/// Builds the replacement of a block placed by the blank-line tier at the file lines
+/// `start..end` (from its first to its last non-blank line). SEARCH's blank lines at its ends
+/// stand for the file's blank lines outside the range: as many of them as REPLACE repeats are
+/// left out of it. Inside, where REPLACE keeps a non-blank SEARCH line and writes SEARCH's
+/// blank lines next to it unchanged, the file's blank lines there are written instead; lines
+/// REPLACE keeps are written as the file has them.
+fn build_ignoring_blank_lines(
+    search: &[String],
+    replace: &[String],
+    (start, end): (usize, usize),
+    index: usize,
+    lines: &[String],
+    numbers_stripped: bool,
+) -> Placed {
+    let leading = |l: &[String]| l.iter().take_while(|x| is_blank(x)).count();
+    let trailing = |l: &[String]| l.iter().rev().take_while(|x| is_blank(x)).count();
+    let (sl, st) = (leading(search), trailing(search));
+    let search = &search[sl..search.len() - st];
+    let (rl, rt) = (leading(replace).min(sl), trailing(replace).min(st));
+    let replace = if rl + rt >= replace.len() {
+        &replace[..0]
+    } else {
+        &replace[rl..replace.len() - rt]
+    };
+    // The file line each non-blank SEARCH line matched, in order.
+    let file_nonblank: Vec<usize> = (start..end).filter(|&i| !is_blank(&lines[i])).collect();
+    let search_nonblank: Vec<usize> = (0..search.len())
+        .filter(|&i| !is_blank(&search[i]))
+        .collect();
+    let mut file_of = vec![None; search.len()];
+    for (s, f) in search_nonblank.iter().zip(&file_nonblank) {
+        file_of[*s] = Some(*f);
+    }
+    // Which SEARCH line each REPLACE line keeps.
+    let mut kept: Vec<Option<usize>> = vec![None; replace.len()];
+    let mut kept_at: Vec<Option<usize>> = vec![None; search.len()];
+    for op in similar::capture_diff_slices(Algorithm::Myers, search, replace) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                kept[new_index + d] = Some(old_index + d);
+                kept_at[old_index + d] = Some(new_index + d);
+            }
+        }
+    }
+    // The blank runs of REPLACE that stand for a gap of SEARCH (between two consecutive
+    // non-blank SEARCH lines), with the file's lines for that gap: (from, to, file lines).
+    let mut swaps: Vec<(usize, usize, std::ops::Range<usize>)> = Vec::new();
+    for pair in search_nonblank.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let gap = b - a - 1;
+        let (Some(fa), Some(fb)) = (file_of[a], file_of[b]) else {
+            continue;
+        };
+        let run = if let Some(ra) = kept_at[a] {
+            let n = replace[ra + 1..].iter().take_while(|l| is_blank(l)).count();
+            (ra + 1, ra + 1 + n)
+        } else if let Some(rb) = kept_at[b] {
+            let n = replace[..rb]
+                .iter()
+                .rev()
+                .take_while(|l| is_blank(l))
+                .count();
+            (rb - n, rb)
+        } else {
+            continue;
+        };
+        if run.1 - run.0 == gap && !swaps.iter().any(|(f, t, _)| (*f, *t) == run) {
+            swaps.push((run.0, run.1, fa + 1..fb));
+        }
+    }
+    swaps.sort_by_key(|(f, _, _)| *f);
+    let mut replacement = Vec::with_capacity(replace.len() + 4);
+    let mut swaps = swaps.into_iter().peekable();
+    let mut r = 0;
+    while r <= replace.len() {
+        if let Some((_, to, file_lines)) = swaps.next_if(|(f, _, _)| *f == r) {
+            replacement.extend(lines[file_lines].iter().cloned());
+            r = to;
+            continue;
+        }
+        let Some(line) = replace.get(r) else { break };
+        match kept[r].and_then(|s| file_of[s]) {
+            Some(f) => replacement.push(lines[f].clone()),
+            None => replacement.push(line.clone()),
+        }
+        r += 1;
+    }
+    Placed {
+        start,
+        end,
+        replacement,
+        report: BlockReport {
+            block: index,
+            tier: Tier::BlankLines,
+            lines: LineRange::from_index(start, end - start),
+            similarity: None,
+            elided: false,
+            line_numbers_stripped: numbers_stripped,
+        },
+    }
+}
+
 /// The block without line-number prefixes copied from a numbered listing (`  12 | x`,
 /// `12\tx`, `12→x`), when every non-blank SEARCH line has one and the numbers run on.
 fn stripped_line_numbers(block: &Block) -> Option<Block> {
@@ -553,6 +815,7 @@ fn stripped_line_numbers(block: &Block) -> Option<Block> {
         search,
         replace,
         edit_line: block.edit_line,
+        exact_only: block.exact_only,
     })
 }
 
@@ -727,6 +990,67 @@ mod tests {
         assert_eq!(out, "new\n");
         let two = [Block::new("", "x"), Block::new("old", "y")];
         assert!(plan(&two, "old\n").is_err());
+    }
+
+    #[test]
+    fn blank_line_tier_keeps_the_files_blank_lines() {
+        let text = "a = 1\n\nb = 2\n\n\nc = 3\nd = 4\n";
+        // SEARCH drops both gaps; REPLACE changes the line between them.
+        let (out, r) = apply(text, "a = 1\nb = 2\nc = 3", "a = 1\nb = 20\nc = 3").unwrap();
+        assert_eq!(out, "a = 1\n\nb = 20\n\n\nc = 3\nd = 4\n");
+        assert_eq!(r[0].tier, Tier::BlankLines);
+        assert_eq!(r[0].lines, LineRange { start: 1, end: 6 });
+        // Deleting the middle line leaves one gap, not two.
+        let (out, _) = apply(text, "a = 1\nb = 2\nc = 3", "a = 1\nc = 3").unwrap();
+        assert_eq!(out, "a = 1\n\nc = 3\nd = 4\n");
+        // Blank lines REPLACE adds where SEARCH had none are written as asked.
+        let (out, _) = apply(text, "c = 3\n\nd = 4", "c = 3\n\n\nd = 4").unwrap();
+        assert_eq!(out, "a = 1\n\nb = 2\n\n\nc = 3\n\n\nd = 4\n");
+        // SEARCH's blank lines at its ends stand for the file's, which stay outside.
+        let (out, r) = apply(text, "\nb = 2\nc = 3\n", "\nb = 2\nc = 30\n").unwrap();
+        assert_eq!(out, "a = 1\n\nb = 2\n\n\nc = 30\nd = 4\n");
+        assert_eq!(r[0].lines, LineRange { start: 3, end: 6 });
+    }
+
+    #[test]
+    fn blank_line_tier_requires_a_unique_place() {
+        let text = "x = 1\n\ny = 2\n\nx = 1\ny = 2\n\nx = 1\n\n\ny = 2\n";
+        let err = apply(text, "x = 1\n\n\n\ny = 2", "z").unwrap_err();
+        assert!(
+            matches!(
+                *err.reason,
+                Reason::Ambiguous {
+                    tier: Tier::BlankLines,
+                    count: 3,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn identical_blocks_need_exactly_as_many_places() {
+        let text = "f(1)\ng()\nf(1)\nh()\nf(1)\n";
+        let block = Block::new("f(1)", "f(2)");
+        let (out, reports) = plan(&[block.clone(), block.clone(), block.clone()], text).unwrap();
+        assert_eq!(out, "f(2)\ng()\nf(2)\nh()\nf(2)\n");
+        assert_eq!(
+            reports.iter().map(|r| r.block).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        let err = plan(&[block.clone(), block], text).unwrap_err();
+        assert!(
+            matches!(*err.reason, Reason::Ambiguous { count: 3, .. }),
+            "{err:?}"
+        );
+        // Overlapping places are not k distinct places.
+        let err = plan(
+            &[Block::new("a\na", "b"), Block::new("a\na", "b")],
+            "a\na\na\n",
+        )
+        .unwrap_err();
+        assert!(matches!(*err.reason, Reason::Ambiguous { .. }), "{err:?}");
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub struct Block {
     /// block was built in code).
     #[serde(default)]
     pub edit_line: usize,
+    /// Only an exact match may place this block (the JSON form's `exact_match_only`): no
+    /// looser tier, no `...` elision, no line-number stripping.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact_only: bool,
 }
 
 impl Block {
@@ -26,6 +30,7 @@ impl Block {
             search: crate::text::fragment_lines(&normalize_edit_text(search)),
             replace: crate::text::fragment_lines(&normalize_edit_text(replace)),
             edit_line: 0,
+            exact_only: false,
         }
     }
 }
@@ -175,6 +180,7 @@ fn parse_blocks_at(text: &str, first_line: usize) -> Result<Vec<Block>, Refusal>
                         .map(|s| s.to_string())
                         .collect(),
                     edit_line: line_no,
+                    exact_only: false,
                 });
                 i = end + 1;
             }
@@ -198,6 +204,11 @@ pub struct FileEditSection {
     pub path: String,
     /// The section's blocks.
     pub blocks: Vec<Block>,
+}
+
+/// Whether a text holds a `------- SEARCH` (or `<<<<<<< SEARCH`) marker line.
+pub fn has_block_markers(text: &str) -> bool {
+    text.lines().any(|l| marker(l) == Some(Marker::Search))
 }
 
 /// Whether a text holds `<file-edit` tags.

@@ -5,9 +5,10 @@ use std::borrow::Cow;
 pub use crate::tier::Tier;
 
 /// The tiers that compare lines for equality, in order.
-pub(crate) const EQUALITY_TIERS: [Tier; 5] = [
+pub(crate) const EQUALITY_TIERS: [Tier; 6] = [
     Tier::Exact,
     Tier::TrailingWhitespace,
+    Tier::BlankLines,
     Tier::Indentation,
     Tier::Whitespace,
     Tier::Punctuation,
@@ -23,7 +24,7 @@ impl Tier {
     pub(crate) fn normalize(self, line: &str) -> Cow<'_, str> {
         match self {
             Tier::Exact => Cow::Borrowed(line),
-            Tier::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
+            Tier::TrailingWhitespace | Tier::BlankLines => Cow::Borrowed(line.trim_end()),
             Tier::Indentation | Tier::Fuzzy => Cow::Borrowed(line.trim()),
             Tier::Whitespace => collapse_whitespace(line),
             Tier::Punctuation => {
@@ -97,6 +98,31 @@ pub(crate) fn find_all<S: AsRef<str>>(hay: &[S], needle: &[S]) -> Vec<usize> {
                     .zip(&needle[1..])
                     .all(|(a, b)| a.as_ref() == b.as_ref())
         })
+        .collect()
+}
+
+/// Every place where the non-blank lines of `needle` match consecutive non-blank lines of
+/// `hay` (lines compared without trailing whitespace), as `(first, end)` line ranges of `hay`
+/// from the first to past the last matched line. Empty when `needle` has no non-blank line.
+pub(crate) fn find_ignoring_blank_lines<S: AsRef<str>>(
+    hay: &[S],
+    needle: &[S],
+) -> Vec<(usize, usize)> {
+    let kept: Vec<(usize, &str)> = hay
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i, l.as_ref().trim_end()))
+        .filter(|(_, l)| !l.trim_start().is_empty())
+        .collect();
+    let wanted: Vec<&str> = needle
+        .iter()
+        .map(|l| l.as_ref().trim_end())
+        .filter(|l| !l.trim_start().is_empty())
+        .collect();
+    let lines: Vec<&str> = kept.iter().map(|(_, l)| *l).collect();
+    find_all(&lines, &wanted)
+        .into_iter()
+        .map(|at| (kept[at].0, kept[at + wanted.len() - 1].0 + 1))
         .collect()
 }
 

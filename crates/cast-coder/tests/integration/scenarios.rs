@@ -1,6 +1,6 @@
 //! Scenario folders under `tests/scenarios/<name>/`: `input/` (the workspace before), `args`
-//! (`--format FORMAT [TARGET]`, TARGET relative to the workspace; no TARGET: a `<file-edit>`
-//! reply), `edit` (the edit text), `expected/` (the workspace after, compared whole), and for a
+//! (`--format FORMAT [TARGET]`, TARGET relative to the workspace; no TARGET: an edit naming its
+//! files, such as a `<file-edit>` reply), `edit` (the edit text), `expected/` (the workspace after, compared whole), and for a
 //! refusal, `refusal` (lines the refusal message must contain; `expected/` then equals
 //! `input/`).
 
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cast_coder::{Coder, CoderError, Edit, FileEdit, Format};
+use cast_coder::{Coder, CoderError, Edit, FileEdit, Format, names_file};
 
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -57,10 +57,12 @@ fn run_scenario(dir: &Path) -> Result<(), String> {
 
     let coder = Coder::new(work.path());
     let result = match target {
-        Some(t) => Edit::parse(format, &edit_text)
-            .map_err(CoderError::from)
-            .and_then(|edit| coder.apply(&[FileEdit::new(t, edit)])),
-        None => FileEdit::from_reply(&edit_text)
+        Some(t) => Edit::parse_for(format, &edit_text, t, |name| {
+            names_file(work.path(), name, Path::new(t))
+        })
+        .map_err(|r| CoderError::from(r.with_path(t)))
+        .and_then(|edit| coder.apply(&[FileEdit::new(t, edit)])),
+        None => FileEdit::parse_named(format, &edit_text)
             .map_err(CoderError::from)
             .and_then(|edits| coder.apply(&edits)),
     };

@@ -24,20 +24,30 @@ fn check_writable(ctx: &ToolContext, tool: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Parses `text` in `format` and applies it to `target` (or previews it in dry-run mode).
+/// Parses `text` in `format` and applies it to `target` (or previews it in dry-run mode). A
+/// file the text names (`file_path`, `<file-edit filePath>`) must be the target.
 fn apply_one(
     ctx: &ToolContext,
     tool: &'static str,
     target: &str,
     format: Format,
     text: &str,
+    exact_only: bool,
 ) -> Result<ToolOutput, ToolError> {
     check_writable(ctx, tool)?;
     let path = ctx.workspace.resolve(target, Access::Write)?;
-    let edit = match Edit::parse(format, text) {
+    let parsed = Edit::parse_for(format, text, &path.rel, |name| {
+        ctx.workspace
+            .resolve(name, Access::Write)
+            .is_ok_and(|named| named.rel == path.rel)
+    });
+    let mut edit = match parsed {
         Ok(edit) => edit,
         Err(refusal) => return Ok(refusal_output(ctx, &path.rel, &refusal.to_string())),
     };
+    if exact_only {
+        edit.set_exact_only();
+    }
     if !path.real.exists() && !edit.can_create() {
         let text = format!(
             "{}: no such file. To create a file, use search_replace with one block whose SEARCH part is empty, or edit_file with the whole new file (no `... existing code ...` markers).",
@@ -208,7 +218,14 @@ impl TypedTool for EditFile {
     const DESCRIPTION: &'static str = "Edit a file by writing its new version with the unchanged parts collapsed to `... existing code ...` comment lines. Include enough unchanged lines around each change to place it unambiguously. The edit applies whole or not at all; when it cannot be placed the result says why and the file is unchanged (then use search_replace). Returns the diff.";
 
     fn run(&self, ctx: &ToolContext, p: EditFileParams) -> Result<ToolOutput, ToolError> {
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Lazy, &p.code_edit)
+        apply_one(
+            ctx,
+            Self::NAME,
+            &p.target_file,
+            Format::Lazy,
+            &p.code_edit,
+            false,
+        )
     }
 }
 
@@ -222,6 +239,9 @@ pub struct SearchReplaceParams {
     /// SEARCH must match one place in the file. An empty SEARCH replaces (or creates) the whole
     /// file; an empty REPLACE deletes the lines.
     pub diff: String,
+    /// Apply a block only where its SEARCH matches the file exactly, character for character
+    /// (no whitespace, blank-line or similarity matching). Default false.
+    pub exact_match_only: Option<bool>,
 }
 
 /// `search_replace`: SEARCH/REPLACE blocks.
@@ -240,6 +260,7 @@ impl TypedTool for SearchReplace {
             &p.target_file,
             Format::SearchReplace,
             &p.diff,
+            p.exact_match_only.unwrap_or(false),
         )
     }
 }
@@ -286,7 +307,7 @@ impl TypedTool for ApplyOps {
             tool: Self::NAME.to_owned(),
             message: e.to_string(),
         })?;
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Op, &text)
+        apply_one(ctx, Self::NAME, &p.target_file, Format::Op, &text, false)
     }
 }
 
@@ -310,7 +331,14 @@ impl TypedTool for ApplyPatch {
     const DESCRIPTION: &'static str = "Edit a file with diff-match-patch patch text (patch_toText form). Each patch is placed near its expected position even if the file drifted; if any patch cannot be placed, nothing changes. Returns the diff.";
 
     fn run(&self, ctx: &ToolContext, p: ApplyPatchParams) -> Result<ToolOutput, ToolError> {
-        apply_one(ctx, Self::NAME, &p.target_file, Format::Dmp, &p.patch)
+        apply_one(
+            ctx,
+            Self::NAME,
+            &p.target_file,
+            Format::Dmp,
+            &p.patch,
+            false,
+        )
     }
 }
 

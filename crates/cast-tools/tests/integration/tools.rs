@@ -174,3 +174,58 @@ fn a_binary_file_is_refused_not_dumped() {
     assert_eq!(out.status, Status::Refused);
     assert!(out.text.contains("binary"), "{}", out.text);
 }
+
+/// Issue 17, item 9: `exact_match_only` on the search_replace tool lets only an exact match
+/// apply; the JSON operation form is accepted as the diff, and a file it names must be the
+/// target (item 3).
+#[test]
+fn regression_search_replace_exact_match_only_and_named_files() {
+    let (dir, ctx, registry) = workspace();
+    let near = "------- SEARCH\n    return 1  \n=======\n    return 2\n+++++++ REPLACE\n";
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": near, "exact_match_only": true}),
+        )
+        .unwrap();
+    assert_eq!(out.status, Status::Refused, "{}", out.text);
+    assert!(out.text.contains("exact_match_only"), "{}", out.text);
+    let operation = json!({"operation": {"type": "search_replace", "file_path": "other.py",
+        "search": "    return 1", "replace": "    return 2"}})
+    .to_string();
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": operation}),
+        )
+        .unwrap();
+    assert_eq!(out.status, Status::Refused, "{}", out.text);
+    assert!(out.text.contains("names the file other.py"), "{}", out.text);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def main():\n    return 1\n"
+    );
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": operation.replace("other.py", "app.py")}),
+        )
+        .unwrap();
+    assert_eq!(out.status, Status::Ok, "{}", out.text);
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": near.replace("return 1", "return 2")}),
+        )
+        .unwrap();
+    assert_eq!(
+        out.status,
+        Status::Ok,
+        "without the flag a near miss applies: {}",
+        out.text
+    );
+}

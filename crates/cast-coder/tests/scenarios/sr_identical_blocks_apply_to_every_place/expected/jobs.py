@@ -1,0 +1,8 @@
+def a():
+    log.info('start')
+    run_a()
+
+
+def b():
+    log.info('start')
+    run_b()

@@ -1,0 +1,8 @@
+def a():
+    log('start')
+    run_a()
+
+
+def b():
+    log('start')
+    run_b()
