@@ -278,7 +278,7 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
                 && b.iter().any(u8::is_ascii_lowercase);
             let dotted = word.contains('.') && word.split('.').all(|p| !p.is_empty());
             let ident_like = last.contains('_') || inner_capital || dotted || called || in_ticks;
-            if !ident_like || crate::text::STOPWORDS.contains(&lower.as_str()) {
+            if !ident_like || crate::text::is_stopword(&lower) {
                 continue;
             }
             push(Ident::Name {
