@@ -328,7 +328,9 @@ mod tests {
             "HTTPServer".into(),
         ];
         for name in ["find.rs", "index.rs", "text.rs", "map.rs"] {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(name);
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src")
+                .join(name);
             texts.push(std::fs::read_to_string(path).unwrap());
         }
         for text in &texts {
