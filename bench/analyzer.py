@@ -21,7 +21,9 @@ every command below runs on that copy, in one run, on the same machine.
                  (same definitions: only that file is re-parsed and re-resolved);
    - new def:    a new function appended to one file, then `cast index COPY` (definitions
                  changed: that file is re-parsed and every file's references are re-resolved);
-   - database:   size of `.cast/index.sqlite` (plus its WAL file, if any) after the last run.
+   - database:   size of `.cast/index.sqlite` (plus its WAL file, if any) after the last run;
+   - memory:     the largest maximum resident set size of the child processes by then
+                 (getrusage RUSAGE_CHILDREN), i.e. of the cold `cast index`.
    Each refresh is timed as wall time of the whole command (process start to exit), median of
    --runs; the file edited is the largest .py file in the tree.
 2. Skeletons (L2). `cast skeleton --json COPY` gives every file's skeleton; its size is the sum
@@ -32,8 +34,9 @@ every command below runs on that copy, in one run, on the same machine.
 3. Search (`cast find`). For each query of --queries (default
    tests/fixtures/find_queries/stdlib.jsonl: {"query": ..., "expect": [module.qualname, ...]}),
    `cast find QUERY --root COPY --json --top 5`; a hit counts when the full name of one of the
-   top 5 symbols is one of the expected names. Reports hit@1, hit@5, MRR and the median
-   latency, and lists the misses.
+   top 5 symbols is one of the expected names. Reports hit@1, hit@5, MRR and the median and
+   p90 latency (whole process, the index warm), and lists the misses. Then each query as the
+   task of `cast map COPY --focus QUERY` (default budget): median and p90 latency.
 
 To score search on the standard library alone (its own task queries, no third-party
 look-alikes), add `--exclude site-packages`; for the held-out set,
@@ -45,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import os
 import shutil
 import statistics
@@ -111,16 +115,20 @@ def bench_index(cast: str, copy: Path, runs: int) -> dict:
     # Warm the page cache.
     run([cast, "symbols", "--json", "--no-ignore", str(copy)])
     cold_times, reports = [], []
+    peak_kb = 0
     for _ in range(runs):
         shutil.rmtree(db_dir, ignore_errors=True)
         t, p = timed(index)
+        peak_kb = max(peak_kb, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         if p.returncode != 0:
             sys.exit(p.stderr.decode()[-2000:])
         cold_times.append(t)
         reports.append(json.loads(p.stdout))
     cold = statistics.median(cold_times)
     report = sorted(reports, key=lambda r: r["seconds"])[len(reports) // 2]
-    out = {"cold": cold, "report": report}
+    # ru_maxrss of the children so far: the largest process yet, the cold index (the warm-up
+    # `cast symbols` before it is smaller).
+    out = {"cold": cold, "report": report, "peak_kb": peak_kb}
     if shutil.which("ctags"):
         out["ctags"] = median_time(["ctags", "-R", "--languages=Python", "-f", "/dev/null", str(copy)], runs)
     out["symbols"] = median_time([cast, "symbols", "--json", "--no-ignore", str(copy)], runs)
@@ -212,7 +220,19 @@ def bench_find(cast: str, copy: Path, queries: Path) -> dict:
         else:
             misses.append((q["query"], names[:3]))
     n = len(rows)
-    return {"n": n, "hit1": hits1, "hit5": hits5, "mrr": rr / n, "latency": statistics.median(times), "misses": misses}
+    # The same queries as tasks for a focused map (default budget).
+    map_times = []
+    for q in rows:
+        t, p = timed([cast, "map", str(copy), "--focus", q["query"]])
+        map_times.append(t)
+    return {"n": n, "hit1": hits1, "hit5": hits5, "mrr": rr / n, "latency": statistics.median(times),
+            "p90": p90(times), "map_latency": statistics.median(map_times), "map_p90": p90(map_times),
+            "misses": misses}
+
+
+def p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
 
 
 def main() -> int:
@@ -254,6 +274,7 @@ def main() -> int:
             print(f"edit one function body:    {r['body_edit']:.3f} s  ({r['edited_file']})")
             print(f"add a def to one file:     {r['new_def']:.3f} s  (all references re-resolved)")
             print(f"database:                  {mb(r['db_bytes'])}  ({100 * r['db_bytes'] / size:.0f}% of the source bytes)")
+            print(f"peak memory (max RSS of the child processes, the cold index): {r['peak_kb'] / 1024:.0f} MB")
         if "skeleton" in only:
             s = bench_skeleton(args.cast, copy)
             print("\n== skeletons (L2)")
@@ -266,7 +287,9 @@ def main() -> int:
             f = bench_find(args.cast, copy, args.queries)
             print(f"\n== cast find ({f['n']} queries from {args.queries.name})")
             print(f"hit@5 {f['hit5']}/{f['n']} = {100 * f['hit5'] / f['n']:.0f}%, hit@1 {f['hit1']}/{f['n']}, "
-                  f"MRR {f['mrr']:.2f}, median latency {f['latency']:.2f} s")
+                  f"MRR {f['mrr']:.2f}, latency median {1000 * f['latency']:.0f} ms, p90 {1000 * f['p90']:.0f} ms "
+                  "(whole process, warm index)")
+            print(f"`cast map --focus QUERY`: latency median {1000 * f['map_latency']:.0f} ms, p90 {1000 * f['map_p90']:.0f} ms")
             for q, names in f["misses"]:
                 print(f"  miss: {q!r} -> {names}")
         print(f"\nload average at end: {os.getloadavg()[0]:.2f}")

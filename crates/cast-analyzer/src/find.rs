@@ -19,12 +19,15 @@
 //! 4. **Graph.** Personalised PageRank ([`crate::rank::personalized_page_rank`]) over the file
 //!    graph (imports and resolved references between files), seeded by the best files of the
 //!    steps above: the files that the hits import or call get credit.
-//! 5. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`] and stubs
-//!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`] unless the query is about tests or stubs; tests are
-//!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`,
-//!    `tests/`).
+//! 5. **Path.** The IDF-weighted share of the query's terms in the file's path, divided by the
+//!    query's best (BM25F dilutes a path match by the body's length).
+//! 6. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
+//!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
+//!    ×[`EXAMPLE_FACTOR`], each unless the query is about them; tests are recognised by each
+//!    language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`, `tests/`).
 //!
-//! File score = `W_TEXT·text + W_SYMBOLS·symbols + W_IDENT·ident + W_GRAPH·graph + W_RANK·rank`,
+//! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
+//! W_GRAPH·graph + W_RANK·rank`,
 //! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
 //! each further hit symbol. Symbol score = `0.70·text + 0.30·exact name + 0.15·file text +
 //! 0.10·rank`, with the same factors and ×0.95 for private names. `--json` shows each component.
@@ -54,13 +57,15 @@ pub const W_SYM_DOC: f64 = 2.0;
 pub const W_SYM_BODY: f64 = 1.0;
 /// The blend of a file's score.
 pub const W_TEXT: f64 = 0.45;
+pub const W_PATH: f64 = 0.30;
 pub const W_SYMBOLS: f64 = 0.35;
 pub const W_IDENT: f64 = 0.50;
 pub const W_GRAPH: f64 = 0.20;
 pub const W_RANK: f64 = 0.05;
-/// Factors for tests and stubs when the query is not about them.
-pub const TEST_FACTOR: f64 = 0.5;
+/// Factors for tests, stubs, and examples and docs, when the query is not about them.
+pub const TEST_FACTOR: f64 = 0.3;
 pub const STUB_FACTOR: f64 = 0.6;
+pub const EXAMPLE_FACTOR: f64 = 0.6;
 /// Rows read from each full-text table per query.
 const TEXT_LIMIT: usize = 400;
 /// Files that seed the personalised PageRank.
@@ -79,6 +84,9 @@ pub enum HitKind {
 pub struct Scores {
     /// BM25F of the hit's own full-text row, divided by the query's best.
     pub text: f64,
+    /// Files: the IDF-weighted share of the query's terms found in the path, divided by the
+    /// query's best (BM25F dilutes a path match with the body's length; this does not).
+    pub path: f64,
     /// Files: the best symbol's text score plus a little per further hit symbol. Symbols: the
     /// text score of the symbol's file.
     pub symbols: f64,
@@ -214,6 +222,20 @@ fn is_stub(path: &str) -> bool {
         || path.ends_with(".d.cts")
 }
 
+/// Examples, documentation and benchmark folders, and packaging scripts: code about the code.
+pub(crate) fn is_example(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.split('/').rev().skip(1).any(|p| {
+        matches!(
+            p,
+            "examples" | "example" | "docs" | "doc" | "benchmarks" | "bench"
+        )
+    }) || matches!(
+        name,
+        "setup.py" | "conftest.py" | "noxfile.py" | "fabfile.py"
+    )
+}
+
 fn first_line(doc: &str) -> String {
     doc.lines().next().unwrap_or("").trim().to_owned()
 }
@@ -269,7 +291,7 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
                 && b.iter().any(u8::is_ascii_lowercase);
             let dotted = word.contains('.') && word.split('.').all(|p| !p.is_empty());
             let ident_like = last.contains('_') || inner_capital || dotted || called || in_ticks;
-            if !ident_like || crate::text::STOPWORDS.contains(&lower.as_str()) {
+            if !ident_like || crate::text::is_stopword(&lower) {
                 continue;
             }
             push(Ident::Name {
@@ -379,6 +401,8 @@ impl Ranks {
 
 /// What the text, identifier and graph steps found, before the blend.
 struct Evidence {
+    /// The query's terms with their IDF over files.
+    terms: Vec<(String, f64)>,
     file_text: HashMap<i64, f64>,
     symbol_text: HashMap<i64, f64>,
     /// symbol id → (file id, exact-identifier credit)
@@ -433,8 +457,24 @@ impl Index {
             ],
         );
         let stubs_ok = about(query, &["stub", "stubs", "pyi", "typeshed"]);
+        let examples_ok = about(
+            query,
+            &[
+                "example",
+                "examples",
+                "doc",
+                "docs",
+                "documentation",
+                "setup",
+                "benchmark",
+                "sphinx",
+            ],
+        );
         let factor = move |path: &str| -> f64 {
             let mut f = 1.0;
+            if !examples_ok && is_example(path) {
+                f *= EXAMPLE_FACTOR;
+            }
             if !tests_ok && is_test(path) {
                 f *= TEST_FACTOR;
             }
@@ -579,7 +619,16 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
+        let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
+        let terms = terms
+            .iter()
+            .map(|t| {
+                let d = df.get(t).copied().unwrap_or(0) as f64;
+                (t.clone(), (1.0 + (n as f64 - d + 0.5) / (d + 0.5)).ln())
+            })
+            .collect();
         Ok(Evidence {
+            terms,
             file_text,
             symbol_text,
             symbol_ident,
@@ -658,6 +707,7 @@ impl Index {
             ))
             .map_err(&err)?;
         let mut out = Vec::with_capacity(scores.len());
+        let idf_total: f64 = ev.terms.iter().map(|(_, w)| w).sum();
         for (f, mut s) in scores {
             let Some(path) = paths
                 .query_row([f], |r| r.get::<_, String>(0))
@@ -666,15 +716,36 @@ impl Index {
             else {
                 continue;
             };
+            let module_path = path
+                .rsplit_once('.')
+                .map_or(path.as_str(), |(stem, _)| stem);
+            let mut in_path: Vec<String> = Vec::new();
+            crate::text::terms(module_path, |t| in_path.push(t.to_owned()));
+            if idf_total > 0.0 {
+                s.path = ev
+                    .terms
+                    .iter()
+                    .filter(|(t, _)| in_path.contains(t))
+                    .map(|(_, w)| w)
+                    .sum::<f64>()
+                    / idf_total;
+            }
             s.rank = ranks.score(f);
             s.factor = factor(&path);
+            out.push((f, s, path));
+        }
+        let best_path = out.iter().map(|(_, s, _)| s.path).fold(0.0f64, f64::max);
+        for (_, s, _) in &mut out {
+            if best_path > 0.0 {
+                s.path /= best_path;
+            }
             s.total = (W_TEXT * s.text
+                + W_PATH * s.path
                 + W_SYMBOLS * s.symbols
                 + W_IDENT * s.ident
                 + W_GRAPH * s.graph
                 + W_RANK * s.rank)
                 * s.factor;
-            out.push((f, s, path));
         }
         out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.2.cmp(&b.2)));
         Ok(out.into_iter().map(|(f, s, _)| (f, s)).collect())
@@ -808,6 +879,7 @@ impl Index {
             let short = qualname.rsplit('.').next().unwrap_or("");
             let mut s = Scores {
                 text: ev.symbol_text.get(&id).copied().unwrap_or(0.0),
+                path: 0.0,
                 symbols: ev.file_text.get(&file).copied().unwrap_or(0.0),
                 ident: ev.symbol_ident.get(&id).map_or(0.0, |x| x.1),
                 graph: 0.0,

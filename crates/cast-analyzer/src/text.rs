@@ -21,18 +21,37 @@ const FILE_BODY_CAP: u32 = 4;
 /// Characters of a docstring that are indexed.
 const DOC_CHARS: usize = 4000;
 
+/// Common English words left out of the index and of queries, sorted (binary search: this is
+/// asked for every word of every file indexed).
 pub(crate) const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "to", "for", "of", "in", "on", "and", "or", "with", "from", "into", "by",
-    "is", "it", "as", "at", "be", "this", "that", "its", "all", "how", "do", "does", "i", "me",
-    "my", "we", "our", "you", "your", "can", "which", "what", "when", "where", "using", "use",
-    "given", "some", "any", "are", "was", "if", "then", "than", "so", "via", "way", "get", "not",
-    "no", "should", "would", "will", "there", "these", "those", "also", "but", "been", "has",
-    "have", "had", "were", "they", "them", "their", "one", "only", "more", "such",
+    "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "do", "does", "for", "from", "get", "given", "had", "has", "have", "how", "i", "if", "in",
+    "into", "is", "it", "its", "me", "more", "my", "no", "not", "of", "on", "one", "only", "or",
+    "our", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "to", "use", "using", "via", "was", "way", "we", "were",
+    "what", "when", "where", "which", "will", "with", "would", "you", "your",
 ];
 
+/// Whether `word` (lower-case) is one of [`STOPWORDS`].
+pub(crate) fn is_stopword(word: &str) -> bool {
+    word.len() <= STOPWORD_MAX_LEN && STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// The longest of [`STOPWORDS`].
+const STOPWORD_MAX_LEN: usize = 6;
+
 /// Strips common English suffixes, at most twice, keeping three letters.
+#[cfg(test)]
 pub(crate) fn stem(word: &str) -> String {
-    let mut w = word.to_owned();
+    let mut w = String::new();
+    stem_into(word, &mut w);
+    w
+}
+
+/// [`stem`] into `w` (cleared first), so the caller's buffer is reused.
+fn stem_into(word: &str, w: &mut String) {
+    w.clear();
+    w.push_str(word);
     for _ in 0..2 {
         let mut cut = false;
         for suffix in ["ing", "ies", "ed", "es", "s", "e", "ly"] {
@@ -49,17 +68,18 @@ pub(crate) fn stem(word: &str) -> String {
             break;
         }
     }
-    w
 }
 
 /// Calls `f` with each lower-cased word of `text`, splitting on non-alphanumerics, camelCase
 /// (`HTTPDate` → `http`, `date`) and letter/digit boundaries.
 pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    // One pass with the previous and next character at hand (no copy of the text).
     let mut buf = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut chars = text.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
         if c.is_alphanumeric() {
-            let boundary = match i.checked_sub(1).map(|j| chars[j]) {
+            let boundary = match prev {
                 Some(p) if p.is_alphanumeric() => {
                     (p.is_lowercase() && c.is_uppercase())
                         || (p.is_alphabetic() && c.is_numeric())
@@ -67,7 +87,7 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
                         // the last capital of a run that starts a new word: HTTPDate → HTTP|Date
                         || (p.is_uppercase()
                             && c.is_uppercase()
-                            && chars.get(i + 1).is_some_and(|n| n.is_lowercase()))
+                            && chars.peek().is_some_and(|n| n.is_lowercase()))
                 }
                 _ => false,
             };
@@ -75,11 +95,16 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
                 f(&buf);
                 buf.clear();
             }
-            buf.extend(c.to_lowercase());
+            if c.is_ascii() {
+                buf.push(c.to_ascii_lowercase());
+            } else {
+                buf.extend(c.to_lowercase());
+            }
         } else if !buf.is_empty() {
             f(&buf);
             buf.clear();
         }
+        prev = Some(c);
     }
     if !buf.is_empty() {
         f(&buf);
@@ -130,11 +155,13 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
 /// The index terms of `text`, in order: stemmed words (stopwords and one-letter words dropped)
 /// and joined compound identifiers.
 pub(crate) fn terms(text: &str, mut f: impl FnMut(&str)) {
+    let mut stemmed = String::new();
     for_each_word(text, |w| {
-        if w.len() < 2 || STOPWORDS.contains(&w) {
+        if w.len() < 2 || is_stopword(w) {
             return;
         }
-        f(&stem(w));
+        stem_into(w, &mut stemmed);
+        f(&stemmed);
     });
     for_each_compound(text, f);
 }
@@ -154,24 +181,24 @@ pub(crate) fn terms_string(text: &str) -> String {
 /// A bag of the terms of `text`, each repeated at most `cap` times, as one string: term
 /// frequency saturates in BM25 anyway, and the cap keeps large files cheap to index.
 pub(crate) fn bag_string(text: &str, cap: u32) -> String {
-    let mut counts: FxHashMap<String, u32> = FxHashMap::default();
-    let mut order: Vec<String> = Vec::new();
+    // term → its place in `order`; one allocation per distinct term.
+    let mut place: FxHashMap<String, usize> = FxHashMap::default();
+    let mut order: Vec<(String, u32)> = Vec::new();
     terms(text, |t| {
         if t.len() > 40 {
             return;
         }
-        match counts.get_mut(t) {
-            Some(n) => *n += 1,
+        match place.get(t) {
+            Some(&i) => order[i].1 += 1,
             None => {
-                counts.insert(t.to_owned(), 1);
-                order.push(t.to_owned());
+                place.insert(t.to_owned(), order.len());
+                order.push((t.to_owned(), 1));
             }
         }
     });
     let mut out = String::with_capacity(order.len() * 8);
-    for t in &order {
-        let n = counts.get(t).copied().unwrap_or(1).min(cap);
-        for _ in 0..n {
+    for (t, n) in &order {
+        for _ in 0..(*n).min(cap) {
             if !out.is_empty() {
                 out.push(' ');
             }
@@ -251,6 +278,66 @@ mod tests {
         let mut v = Vec::new();
         terms(text, |t| v.push(t.to_owned()));
         v
+    }
+
+    #[test]
+    fn stopwords_are_sorted_and_short_for_the_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORDS.iter().all(|w| w.len() <= STOPWORD_MAX_LEN));
+        assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+        assert!(!is_stopword("parse") && !is_stopword("shoulder") && !is_stopword(""));
+    }
+
+    /// The straightforward version of [`for_each_word`] (the whole text as a `Vec<char>`).
+    fn words_reference(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut buf = String::new();
+        let chars: Vec<char> = text.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            if c.is_alphanumeric() {
+                let boundary = match i.checked_sub(1).map(|j| chars[j]) {
+                    Some(p) if p.is_alphanumeric() => {
+                        (p.is_lowercase() && c.is_uppercase())
+                            || (p.is_alphabetic() && c.is_numeric())
+                            || (p.is_numeric() && c.is_alphabetic())
+                            || (p.is_uppercase()
+                                && c.is_uppercase()
+                                && chars.get(i + 1).is_some_and(|n| n.is_lowercase()))
+                    }
+                    _ => false,
+                };
+                if boundary && !buf.is_empty() {
+                    out.push(std::mem::take(&mut buf));
+                }
+                buf.extend(c.to_lowercase());
+            } else if !buf.is_empty() {
+                out.push(std::mem::take(&mut buf));
+            }
+        }
+        if !buf.is_empty() {
+            out.push(buf);
+        }
+        out
+    }
+
+    #[test]
+    fn words_match_the_straightforward_version_on_real_and_unicode_text() {
+        let mut texts: Vec<String> = vec![
+            "parseHTTPDate XMLHttpRequest2Go ÉCOLE_été straße İstanbul ǅemal ΣΑΣ Ⅻx 1½ a".into(),
+            String::new(),
+            "HTTPServer".into(),
+        ];
+        for name in ["find.rs", "index.rs", "text.rs", "map.rs"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src")
+                .join(name);
+            texts.push(std::fs::read_to_string(path).unwrap());
+        }
+        for text in &texts {
+            let mut fast = Vec::new();
+            for_each_word(text, |w| fast.push(w.to_owned()));
+            assert_eq!(fast, words_reference(text));
+        }
     }
 
     #[test]
