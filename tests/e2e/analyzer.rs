@@ -166,3 +166,53 @@ fn analysis_commands_explain_themselves() {
             .stdout(predicate::str::contains("Examples"));
     }
 }
+
+/// Issue 17, item 6: `symbols`, `skeleton`, `map` and the tools never said that a file failed
+/// to parse; they name the first error's line.
+#[test]
+fn regression_a_file_that_does_not_parse_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join("bad.py"),
+        "def ok():\n    return 1\n\ndef broken(:\n    return 2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("good.py"), "def f():\n    return 1\n").unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["symbols", "bad.py"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("bad.py:4: syntax error"));
+    cast()
+        .current_dir(dir.path())
+        .args(["skeleton", "bad.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("(Line 4) # SYNTAX ERROR: "));
+    cast()
+        .current_dir(dir.path())
+        .args(["skeleton", "good.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("SYNTAX").not());
+    cast()
+        .current_dir(dir.path())
+        .arg("map")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("bad.py [SYNTAX ERROR at line 4]"))
+        .stdout(predicate::str::contains("Files that do not parse (1;"))
+        .stdout(predicate::str::contains("  bad.py:4: "));
+    let out = cast()
+        .current_dir(dir.path())
+        .args(["tool", "analyze_repository", "--args", "{}"])
+        .assert()
+        .success();
+    let result = &json_lines(&out.get_output().stdout)[0];
+    assert!(
+        result["text"].as_str().unwrap().contains("bad.py:4: "),
+        "{result}"
+    );
+}

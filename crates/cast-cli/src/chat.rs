@@ -37,6 +37,10 @@ pub struct Args {
     /// Offer `run_command` (each command is approved first in ask mode).
     #[arg(long)]
     allow_commands: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
     /// Run this command before finishing when files changed (see `cast run --help`); default:
     /// the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
@@ -74,6 +78,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     };
     let agent = builder
         .allow_commands(args.allow_commands)
+        .refuse_syntax_errors(args.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(crate::run::preferences(memory.as_ref()))

@@ -23,10 +23,15 @@ pub struct Args {
     /// Offer `run_command` (it can run anything the user can).
     #[arg(long)]
     allow_commands: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
 }
 
 pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
-    let ctx = ToolContext::new(&args.root)?;
+    let mut ctx = ToolContext::new(&args.root)?;
+    ctx.refuse_syntax_errors = args.refuse_syntax_errors;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

@@ -62,6 +62,10 @@ pub struct Args {
     /// Offer `run_command` (the model can run any shell command in the workspace).
     #[arg(long)]
     allow_commands: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
     #[arg(long)]
     json: bool,
@@ -215,6 +219,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     };
     let agent = builder
         .allow_commands(args.allow_commands)
+        .refuse_syntax_errors(args.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(preferences(memory.as_ref()))

@@ -114,6 +114,12 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 }
             };
             files += 1;
+            if let Some(error) = &parsed.syntax_error {
+                warn(format_args!(
+                    "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
+                    outcome.rel, error.line, error.message
+                ));
+            }
             if parsed.lossy_utf8 {
                 warn(format_args!(
                     "{}: not valid UTF-8; decoded lossily",

@@ -32,6 +32,10 @@ pub struct Args {
     /// Allow `run_command`.
     #[arg(long)]
     allow_commands: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -52,7 +56,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             "--args is not valid JSON ({e}); give a JSON object such as '{{\"query\": \"x\"}}'"
         )
     })?;
-    let ctx = ToolContext::new(&args.root)?;
+    let mut ctx = ToolContext::new(&args.root)?;
+    ctx.refuse_syntax_errors = args.refuse_syntax_errors;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

@@ -12,7 +12,7 @@ pub trait LanguageParser: Send + Sync {
     /// File extensions without the dot, e.g. `["py", "pyi"]`.
     fn extensions(&self) -> &'static [&'static str];
     /// Parses decoded text. Must not panic on any input: broken code yields best-effort symbols
-    /// with [`ParsedFile::has_syntax_errors`] set.
+    /// with [`ParsedFile::syntax_error`] set.
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError>;
 }
 

@@ -17,6 +17,7 @@ use crate::source::LineIndex;
 use crate::ts;
 use crate::{
     Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
+    SyntaxError,
 };
 
 /// The Python language.
@@ -113,7 +114,17 @@ fn extract(parsed: &ruff_python_parser::Parsed<ast::ModModule>, text: &str) -> P
         references: extractor.references,
         description,
         line_count: count_lines(text),
-        has_syntax_errors: !parsed.errors().is_empty(),
+        syntax_error: parsed
+            .errors()
+            .iter()
+            .min_by_key(|e| e.location.start())
+            .map(|e| SyntaxError {
+                // An error at the end of the input (an unclosed bracket) is on the last line.
+                line: lines
+                    .line(e.location.start().to_usize())
+                    .min(count_lines(text).max(1)),
+                message: e.error.to_string(),
+            }),
         lossy_utf8: false,
     }
 }
@@ -669,8 +680,21 @@ class C(base.Base, Mixin):
     #[test]
     fn broken_code_still_yields_symbols() {
         let file = parse("def ok():\n    pass\n\ndef broken(:\n    x = (\n\nclass K:\n    pass\n");
-        assert!(file.has_syntax_errors);
+        assert!(file.has_syntax_errors());
         assert!(file.symbols.iter().any(|s| s.name == "ok"));
+    }
+
+    #[test]
+    fn regression_the_first_syntax_error_has_its_line_and_message() {
+        let file = parse("def ok():\n    pass\n\ndef broken(:\n    return 2\n\nx = (\n");
+        let error = file.syntax_error.expect("a syntax error");
+        assert_eq!(error.line, 4, "{error}");
+        assert!(!error.message.is_empty());
+        assert_eq!(parse("x = 1\n").syntax_error, None);
+        let unclosed = parse("def f(a, b):\n    return (a + b\n")
+            .syntax_error
+            .unwrap();
+        assert_eq!(unclosed.line, 2, "{unclosed}");
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct ToolContext {
     pub edit_mode: EditMode,
     /// Upper bound for `run_command`'s `timeout_s`.
     pub max_command_seconds: u64,
+    /// Refuse an edit that leaves a file which parses unparseable (by default it is applied
+    /// and the result names the line and the parser's message).
+    pub refuse_syntax_errors: bool,
 }
 
 /// 32 KiB: about 8,000 tokens, enough for a 250-line read and small enough to keep a context
@@ -40,6 +43,7 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             edit_mode: EditMode::Apply,
             max_command_seconds: 600,
+            refuse_syntax_errors: false,
         })
     }
 }

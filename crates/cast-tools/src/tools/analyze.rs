@@ -171,6 +171,7 @@ impl TypedTool for GetSkeleton {
                         "path": skeleton.path,
                         "language": skeleton.language,
                         "line_count": skeleton.line_count,
+                        "syntax_error": skeleton.syntax_error,
                     }),
                 ))
             }
