@@ -145,9 +145,29 @@ fn find_ranks_symbols_and_shows_scores_in_json() {
     let hits = json_lines(&out.get_output().stdout);
     assert_eq!(hits[0]["qualname"], "apply_discount");
     assert_eq!(hits[0]["kind"], "symbol");
-    for dim in ["name", "signature", "docstring", "content", "rank", "total"] {
+    for dim in [
+        "text", "symbols", "ident", "graph", "rank", "factor", "total",
+    ] {
         assert!(hits[0]["scores"][dim].is_number(), "{dim}");
     }
+    // --files: files only, each with a path and a score.
+    let out = cast()
+        .args(["find", "--files", "discount code", "--json", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let files = json_lines(&out.get_output().stdout);
+    assert!(!files.is_empty());
+    assert!(
+        files
+            .iter()
+            .all(|h| h["kind"] == "file" && h["score"].is_number())
+    );
+    assert!(
+        files[0]["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(".py"))
+    );
     cast()
         .args(["find", "zzqqxx", "--root"])
         .arg(dir.path())

@@ -9,6 +9,7 @@ mod chat;
 mod first_contact;
 mod mcp;
 mod run;
+mod sandbox;
 mod searcher;
 mod skills;
 mod support;

@@ -55,6 +55,7 @@ pub struct AgentBuilder {
     config: AgentConfig,
     skill: Option<Skill>,
     preferences: Vec<(String, String)>,
+    task: Option<String>,
 }
 
 impl AgentBuilder {
@@ -80,12 +81,26 @@ impl AgentBuilder {
             config: AgentConfig::default(),
             skill: None,
             preferences: Vec::new(),
+            task: None,
         }
+    }
+
+    /// The task the agent starts with: the standard prompt's map is focused on it (the files
+    /// and symbols it is about first).
+    pub fn task(mut self, task: &str) -> Self {
+        self.task = Some(task.to_owned());
+        self
     }
 
     /// The workspace root (resolved).
     pub fn root(&self) -> &Path {
         self.ctx.workspace.root()
+    }
+
+    /// How the commands run for the model are confined (`run_command`, the test command).
+    pub fn sandbox(mut self, sandbox: cast_tools::cast_sandbox::Sandbox) -> Self {
+        self.ctx.sandbox = sandbox;
+        self
     }
 
     /// Offer `run_command`.
@@ -168,7 +183,7 @@ impl AgentBuilder {
             }
             .render();
         }
-        let mut parts = prompt::standard(registry, ctx, budget);
+        let mut parts = prompt::standard_for_task(registry, ctx, budget, self.task.as_deref());
         if !self.preferences.is_empty() {
             parts
                 .rules

@@ -37,12 +37,22 @@ pub struct ModelSection {
     pub retries: Option<u32>,
 }
 
+/// `[sandbox]` in a config file: how commands run for the model are confined.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSection {
+    /// `read-only`, `workspace-write` or `danger-full-access`.
+    pub mode: Option<String>,
+}
+
 /// A config file. Unknown sections are kept for other parts of CAST; unknown keys in `[model]`
-/// are refused so typos do not go unnoticed.
+/// and `[sandbox]` are refused so typos do not go unnoticed.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ConfigFile {
     #[serde(default)]
     pub model: ModelSection,
+    #[serde(default)]
+    pub sandbox: SandboxSection,
     #[serde(default)]
     pub agent: toml::Table,
 }
@@ -113,15 +123,25 @@ pub fn read_file(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
 /// The config files that apply to a workspace, most specific first.
 pub fn config_files(root: &Path) -> Result<Vec<ConfigFile>, ConfigError> {
     let mut files = Vec::new();
-    if let Some(project) = read_file(&root.join(".cast/config.toml"))? {
+    if let Some(project) = read_file(&project_config_path(root))? {
         files.push(project);
     }
-    if let Some(dir) = dirs::config_dir()
-        && let Some(user) = read_file(&dir.join("cast/config.toml"))?
+    if let Some(path) = user_config_path()
+        && let Some(user) = read_file(&path)?
     {
         files.push(user);
     }
     Ok(files)
+}
+
+/// The workspace's own config file, `ROOT/.cast/config.toml`.
+pub fn project_config_path(root: &Path) -> PathBuf {
+    root.join(".cast/config.toml")
+}
+
+/// The user's config file, `~/.config/cast/config.toml` (where the platform keeps configs).
+pub fn user_config_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("cast/config.toml"))
 }
 
 /// Builds the model client from flags, an environment lookup and config files (most specific

@@ -29,5 +29,7 @@ mod test_fix;
 pub use agent::{Agent, AgentConfig, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
 pub use approval::{ApprovalMode, ApprovalRequest, Approver, Decision, PendingEdit};
 pub use builder::{AgentBuilder, BuildError};
+pub use runner::apply_pending;
+pub use test_fix::detect_test_command;
 
 pub use cast_tools;

@@ -76,6 +76,17 @@ pub fn tool_list(registry: &Registry) -> String {
 /// The workspace's L1 map (analyze_repository) within `budget` tokens, or its top-level listing
 /// when no analyzer tool is registered.
 pub fn workspace_overview(registry: &Registry, ctx: &ToolContext, budget: usize) -> String {
+    workspace_overview_for(registry, ctx, budget, None)
+}
+
+/// The workspace's L1 map focused on a task (its relevant files and symbols first), or the
+/// plain map without one.
+pub fn workspace_overview_for(
+    registry: &Registry,
+    ctx: &ToolContext,
+    budget: usize,
+    task: Option<&str>,
+) -> String {
     let root = ctx.workspace.root().display();
     let attempt = |name: &str, args: serde_json::Value| {
         registry
@@ -84,27 +95,38 @@ pub fn workspace_overview(registry: &Registry, ctx: &ToolContext, budget: usize)
             .filter(|out| out.status == Status::Ok)
             .map(|out| out.text)
     };
-    let body = attempt(
-        "analyze_repository",
-        serde_json::json!({ "budget": budget }),
-    )
-    .or_else(|| {
-        attempt(
-            "list_dir",
-            serde_json::json!({"relative_workspace_path": ".", "explanation": "overview"}),
-        )
-    })
-    .unwrap_or_default();
+    let args = match task.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(task) => serde_json::json!({ "budget": budget, "focus": task }),
+        None => serde_json::json!({ "budget": budget }),
+    };
+    let body = attempt("analyze_repository", args)
+        .or_else(|| {
+            attempt(
+                "list_dir",
+                serde_json::json!({"relative_workspace_path": ".", "explanation": "overview"}),
+            )
+        })
+        .unwrap_or_default();
     format!("# The repository ({root})\n{body}")
 }
 
 /// The standard prompt for a registry and workspace.
 pub fn standard(registry: &Registry, ctx: &ToolContext, map_budget: usize) -> PromptParts {
+    standard_for_task(registry, ctx, map_budget, None)
+}
+
+/// The standard prompt with the map focused on the task the agent starts with.
+pub fn standard_for_task(
+    registry: &Registry,
+    ctx: &ToolContext,
+    map_budget: usize,
+    task: Option<&str>,
+) -> PromptParts {
     PromptParts {
         role: ROLE.to_owned(),
         rules: RULES.to_owned(),
         tools: tool_list(registry),
-        workspace: workspace_overview(registry, ctx, map_budget),
+        workspace: workspace_overview_for(registry, ctx, map_budget, task),
         example: EXAMPLE.to_owned(),
     }
 }

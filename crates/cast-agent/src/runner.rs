@@ -214,21 +214,51 @@ impl ToolRunner {
     async fn run_in(&self, ctx: Arc<ToolContext>, name: &str, args: Value) -> CallOutcome {
         let registry = Arc::clone(&self.registry);
         let name = name.to_owned();
-        let work = move || {
-            if name == FILE_EDITS {
-                // A reply of <file-edit> blocks: the whole reply is the edit.
-                let reply = args
-                    .get("reply")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                apply_file_edits(&ctx, reply)
-            } else {
-                registry.call(&ctx, &name, args)
-            }
-        };
+        let work = move || dispatch(&registry, &ctx, &name, args);
         match tokio::task::spawn_blocking(work).await {
             Ok(result) => CallOutcome::from_tool(result),
             Err(join) => CallOutcome::error(format!("the tool crashed: {join}")),
         }
+    }
+}
+
+/// Runs one call on this thread: a tool of `registry`, or a reply of `<file-edit>` blocks.
+fn dispatch(
+    registry: &Registry,
+    ctx: &ToolContext,
+    name: &str,
+    args: Value,
+) -> Result<ToolOutput, ToolError> {
+    if name == FILE_EDITS {
+        // A reply of <file-edit> blocks: the whole reply is the edit.
+        let reply = args
+            .get("reply")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        apply_file_edits(ctx, reply)
+    } else {
+        registry.call(ctx, name, args)
+    }
+}
+
+/// Applies a change the user approved after all, without a model (what `cast pending approve`
+/// does): the rejected call is made now with `registry`'s tools, through the same checks and
+/// journal as any edit. `Ok` with the tool's text when it applied, `Err` with the reason when
+/// it was refused (the file changed since, the tool is not offered, …).
+pub fn apply_pending(
+    registry: &Registry,
+    ctx: &ToolContext,
+    pending: &PendingEdit,
+) -> Result<String, String> {
+    let outcome = CallOutcome::from_tool(dispatch(
+        registry,
+        ctx,
+        &pending.tool,
+        pending.params.clone(),
+    ));
+    if outcome.is_ok() {
+        Ok(outcome.text)
+    } else {
+        Err(outcome.text)
     }
 }

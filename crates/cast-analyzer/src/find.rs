@@ -1,34 +1,68 @@
-//! Relevance search: a natural-language or identifier query against every symbol, scored on
-//! four dimensions and blended with PageRank.
+//! Relevance search: which files and symbols a task or a question is about.
 //!
-//! - **name**: query words found among the words of the symbol's name (`parse_date`,
-//!   `parseDate` and `parsedate` all hold `parse` and `date`; a word inside a compound counts
-//!   0.6), plus the module path and enclosing classes at a quarter weight; for a one-word query,
-//!   also the Jaro-Winkler similarity of query and name (strsim), so `parsdate` still finds
-//!   `parsedate`;
-//! - **signature**: query words among the parameter names and annotations;
-//! - **docstring**: query words in the docstring;
-//! - **content**: query words in the body, read from disk for the 300 best candidates of the
-//!   first three dimensions.
+//! Everything starts from the full-text index built with the code index (SQLite FTS5; see
+//! [`crate::text`] for the terms and [`crate::store`] for the tables), then adds what only CAST
+//! knows. For a query:
 //!
-//! Words are lower-cased and lightly stemmed (`parsing`, `parses`, `parsed` → `pars`); common
-//! English words are dropped. Each dimension is the IDF-weighted fraction of query words it
-//! matched (IDF over all symbols, so rare words count more). The blend is
-//! `0.40 name + 0.10 signature + 0.25 docstring + 0.15 content + 0.10 rank`, times
-//! `0.5 + 0.5 × coverage` (the IDF-weighted fraction of query words matched anywhere), times
-//! 0.85 for tests, 0.9 for stubs (`.pyi`) and 0.95 for private names. Rank is the symbol's
-//! PageRank on a log scale, 0 to 1. Files are scored on their path and description, plus their
-//! best symbol.
+//! 1. **Terms.** The query's terms ([`crate::text::terms`]); of a long query (a commit message,
+//!    an issue) only the [`MAX_TERMS`] rarest terms that occur in the index are kept — common
+//!    terms add little to BM25 and cost the most to score.
+//! 2. **Text (BM25F).** FTS5's `bm25()` over the file table (path ×[`W_FILE_PATH`], module
+//!    docstring ×[`W_FILE_DOC`], body ×[`W_FILE_BODY`]) and over the symbol table (name
+//!    ×[`W_SYM_NAME`], context ×[`W_SYM_CONTEXT`], signature ×[`W_SYM_SIGNATURE`], docstring
+//!    ×[`W_SYM_DOC`], body ×[`W_SYM_BODY`]). Each list is divided by its best score, so each
+//!    component is 0 to 1 within the query.
+//! 3. **Exact identifiers.** Words of the query written as identifiers — `Session.send`,
+//!    `parse_header`, `CliRunner`, `` `edit` ``, `name()`, `client.py` — are looked up as symbol
+//!    names and file names. A symbol named so gives its file 1/k (k symbols of that name; a
+//!    dotted name must also match the qualified name's tail); a file named so gives 1.
+//! 4. **Graph.** Personalised PageRank ([`crate::rank::personalized_page_rank`]) over the file
+//!    graph (imports and resolved references between files), seeded by the best files of the
+//!    steps above: the files that the hits import or call get credit.
+//! 5. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`] and stubs
+//!    (`.pyi`) ×[`STUB_FACTOR`] unless the query is about tests or stubs.
+//!
+//! File score = `W_TEXT·text + W_SYMBOLS·symbols + W_IDENT·ident + W_GRAPH·graph + W_RANK·rank`,
+//! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
+//! each further hit symbol. Symbol score = `0.70·text + 0.30·exact name + 0.15·file text +
+//! 0.10·rank`, with the same factors and ×0.95 for private names. `--json` shows each component.
+//! The weights were set on the development repositories of `bench/localise.py` only.
 
 use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
-use rayon::prelude::*;
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
-use crate::store::db_err;
+use crate::store::{self, PARSED_FILES, TermTable, db_err};
 use crate::{AnalyzerError, Result};
+
+/// Query terms kept of a long query (the rarest in the index).
+pub const MAX_TERMS: usize = 40;
+/// BM25F column weights of the file table.
+pub const W_FILE_PATH: f64 = 4.0;
+pub const W_FILE_DOC: f64 = 2.0;
+pub const W_FILE_BODY: f64 = 1.0;
+/// BM25F column weights of the symbol table.
+pub const W_SYM_NAME: f64 = 6.0;
+pub const W_SYM_CONTEXT: f64 = 1.5;
+pub const W_SYM_SIGNATURE: f64 = 1.5;
+pub const W_SYM_DOC: f64 = 2.0;
+pub const W_SYM_BODY: f64 = 1.0;
+/// The blend of a file's score.
+pub const W_TEXT: f64 = 0.45;
+pub const W_SYMBOLS: f64 = 0.35;
+pub const W_IDENT: f64 = 0.50;
+pub const W_GRAPH: f64 = 0.20;
+pub const W_RANK: f64 = 0.05;
+/// Factors for tests and stubs when the query is not about them.
+pub const TEST_FACTOR: f64 = 0.5;
+pub const STUB_FACTOR: f64 = 0.6;
+/// Rows read from each full-text table per query.
+const TEXT_LIMIT: usize = 400;
+/// Files that seed the personalised PageRank.
+const SEEDS: usize = 8;
 
 /// What a hit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -38,14 +72,22 @@ pub enum HitKind {
     File,
 }
 
-/// The score of a hit on each dimension (0 to 1) and the blend.
+/// The components of a hit's score (each 0 to 1 unless said) and the total.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Scores {
-    pub name: f64,
-    pub signature: f64,
-    pub docstring: f64,
-    pub content: f64,
+    /// BM25F of the hit's own full-text row, divided by the query's best.
+    pub text: f64,
+    /// Files: the best symbol's text score plus a little per further hit symbol. Symbols: the
+    /// text score of the symbol's file.
+    pub symbols: f64,
+    /// Exact identifiers of the query this hit defines or is named by (a sum, may pass 1).
+    pub ident: f64,
+    /// Personalised PageRank from the best hits, divided by the query's best.
+    pub graph: f64,
+    /// Global PageRank, log scale.
     pub rank: f64,
+    /// The product of the priors (test, stub, private) applied to the blend.
+    pub factor: f64,
     pub total: f64,
 }
 
@@ -63,11 +105,16 @@ pub struct Hit {
     pub signature: Option<String>,
     /// The docstring's (or the module description's) first line.
     pub doc: Option<String>,
+    /// Files: the best matching symbols in it (`qualname:line`), at most three.
+    pub matches: Vec<String>,
+    /// The blend (same as `scores.total`).
+    pub score: f64,
     pub scores: Scores,
 }
 
 impl Hit {
-    /// One line for a model: `path:line kind qualname — signature — doc`.
+    /// One line for a model: `path:line kind qualname  signature  — doc  [score]`, or for a
+    /// file `path  — doc; matches: …  [score]`.
     pub fn render(&self) -> String {
         let mut s = match self.kind {
             HitKind::Symbol => format!(
@@ -77,15 +124,20 @@ impl Hit {
                 self.symbol_kind.map_or("symbol", |k| k.as_str()),
                 self.full_name.as_deref().unwrap_or("")
             ),
-            HitKind::File => format!("{} (file)", self.path),
+            HitKind::File => self.path.clone(),
         };
         if let Some(sig) = &self.signature {
             s.push_str("  ");
             s.push_str(sig);
         }
-        if let Some(doc) = &self.doc {
+        if let Some(doc) = self.doc.as_deref().filter(|d| !d.is_empty()) {
             s.push_str("  — ");
             s.push_str(doc);
+        }
+        if !self.matches.is_empty() {
+            s.push_str("  (");
+            s.push_str(&self.matches.join(", "));
+            s.push(')');
         }
         s.push_str(&format!("  [{:.3}]", self.scores.total));
         s
@@ -108,9 +160,13 @@ impl Found {
             out.push('\n');
         }
         if !self.files.is_empty() {
-            out.push_str("Files:\n");
+            if !self.symbols.is_empty() {
+                out.push_str("Files:\n");
+            }
             for h in &self.files {
-                out.push_str("  ");
+                if !self.symbols.is_empty() {
+                    out.push_str("  ");
+                }
                 out.push_str(&h.render());
                 out.push('\n');
             }
@@ -119,479 +175,672 @@ impl Found {
     }
 }
 
-const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "to", "for", "of", "in", "on", "and", "or", "with", "from", "into", "by",
-    "is", "it", "as", "at", "be", "this", "that", "its", "all", "how", "do", "does", "i", "me",
-    "my", "we", "our", "you", "your", "can", "which", "what", "when", "where", "using", "use",
-    "given", "some", "any", "are", "was", "if", "then", "than", "so", "via", "way", "get",
-];
-
-/// Strips common English suffixes, at most twice, keeping three letters.
-pub(crate) fn stem(word: &str) -> String {
-    let mut w = word.to_owned();
-    for _ in 0..2 {
-        let mut cut = false;
-        for suffix in ["ing", "ies", "ed", "es", "s", "e", "ly"] {
-            if w.len() >= suffix.len() + 3 && w.ends_with(suffix) && !w.ends_with("ss") {
-                w.truncate(w.len() - suffix.len());
-                if suffix == "ies" {
-                    w.push('y');
-                }
-                cut = true;
-                break;
-            }
-        }
-        if !cut {
-            break;
-        }
-    }
-    w
+/// What a search returns: files only, or symbols with a few files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindMode {
+    /// Symbols (at most `top`) and the best files (at most 5).
+    Symbols,
+    /// Files only (at most `top`).
+    Files,
 }
 
-/// Calls `f` with each lower-cased word of `text`, splitting on non-alphanumerics, camelCase
-/// and letter/digit boundaries.
-fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::new();
-    let mut prev: Option<char> = None;
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            let boundary = match prev {
-                Some(p) => {
-                    (p.is_lowercase() && c.is_uppercase())
-                        || (p.is_alphabetic() && c.is_numeric())
-                        || (p.is_numeric() && c.is_alphabetic())
-                }
-                None => false,
-            };
-            if boundary && !buf.is_empty() {
-                f(&buf);
-                buf.clear();
-            }
-            buf.extend(c.to_lowercase());
-            prev = Some(c);
-        } else {
-            if !buf.is_empty() {
-                f(&buf);
-                buf.clear();
-            }
-            prev = None;
-        }
-    }
-    if !buf.is_empty() {
-        f(&buf);
-    }
+pub(crate) fn is_test(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.split('/').rev().skip(1).any(|p| {
+        p == "test"
+            || p == "tests"
+            || p == "testing"
+            || p.starts_with("test_")
+            || p.ends_with("_tests")
+    }) || name.starts_with("test_")
+        || name.ends_with("_test.py")
+        || name == "conftest.py"
 }
 
-#[derive(Debug, Clone)]
-struct Term {
-    word: String,
-    stem: String,
-}
-
-fn query_terms(query: &str) -> Vec<Term> {
-    let mut out: Vec<Term> = Vec::new();
-    for_each_word(query, |w| {
-        if STOPWORDS.contains(&w) {
-            return;
-        }
-        let stem = stem(w);
-        if !out.iter().any(|t| t.stem == stem) {
-            out.push(Term {
-                word: w.to_owned(),
-                stem,
-            });
-        }
-    });
-    if out.is_empty() {
-        // A query of stopwords only: keep them rather than search for nothing.
-        for_each_word(query, |w| {
-            out.push(Term {
-                word: w.to_owned(),
-                stem: stem(w),
-            })
-        });
-    }
-    out.truncate(16);
-    out
-}
-
-/// Per-term match strength (0 to 1) of a text, by stemmed word equality.
-fn match_words(text: &str, terms: &[Term], out: &mut [f32]) {
-    for_each_word(text, |w| {
-        if w.len() < 2 {
-            return;
-        }
-        let s = stem(w);
-        for (i, t) in terms.iter().enumerate() {
-            if s == t.stem {
-                out[i] = 1.0;
-            }
-        }
-    });
-}
-
-/// Name matching: whole words count 1, a query word inside a compound word 0.6.
-fn match_name(name: &str, terms: &[Term], out: &mut [f32]) {
-    match_words(name, terms, out);
-    let lower = name.to_lowercase();
-    for (i, t) in terms.iter().enumerate() {
-        if out[i] < 1.0
-            && ((t.word.len() >= 4 && lower.contains(&t.word))
-                || (t.stem.len() >= 4 && lower.contains(&t.stem)))
-        {
-            out[i] = out[i].max(0.6);
-        }
-    }
-}
-
-fn weighted(m: &[f32], idf: &[f64]) -> f64 {
-    let total: f64 = idf.iter().sum();
-    if total <= 0.0 {
-        return 0.0;
-    }
-    m.iter()
-        .zip(idf)
-        .map(|(m, w)| f64::from(*m) * w)
-        .sum::<f64>()
-        / total
-}
-
-/// A symbol that matched, with its per-word matches on each dimension.
-struct Candidate {
-    sym: SymbolRow,
-    name: Vec<f32>,
-    context: Vec<f32>,
-    sig: Vec<f32>,
-    docm: Vec<f32>,
-    content: Vec<f32>,
-    jw: f64,
-    scores: Scores,
-}
-
-/// A symbol as read for a search.
-struct SymbolRow {
-    id: i64,
-    file_id: i64,
-    path: String,
-    kind: SymbolKind,
-    name: String,
-    qualname: String,
-    signature: String,
-    doc: Option<String>,
-    start_line: u32,
-    end_line: u32,
-    start_byte: usize,
-    end_byte: usize,
-}
-
-/// Matches one symbol's name, context, signature and docstring against the query words; `None`
-/// when nothing matched (and, for an identifier query, the name is not similar either).
-fn match_symbol(row: SymbolRow, terms: &[Term], ident: Option<&str>) -> Option<Candidate> {
-    let n_terms = terms.len();
-    let mut name = vec![0f32; n_terms];
-    let mut context = vec![0f32; n_terms];
-    let mut sig = vec![0f32; n_terms];
-    let mut docm = vec![0f32; n_terms];
-    match_name(&row.name, terms, &mut name);
-    match_words(&row.path, terms, &mut context);
-    if let Some((parents, _)) = row.qualname.rsplit_once('.') {
-        match_words(parents, terms, &mut context);
-    }
-    let params = row.signature.split_once('(').map_or("", |(_, p)| p);
-    match_words(params, terms, &mut sig);
-    if let Some(d) = &row.doc {
-        let cut = d.char_indices().nth(2000).map_or(d.len(), |(i, _)| i);
-        match_words(&d[..cut], terms, &mut docm);
-    }
-    let jw = ident.map_or(0.0, |q| strsim::jaro_winkler(q, &row.name.to_lowercase()));
-    let any =
-        (0..n_terms).any(|i| name[i] > 0.0 || sig[i] > 0.0 || docm[i] > 0.0 || context[i] > 0.0);
-    if !any && jw < 0.85 {
-        return None;
-    }
-    Some(Candidate {
-        sym: row,
-        name,
-        context,
-        sig,
-        docm,
-        content: vec![0.0; n_terms],
-        jw,
-        scores: Scores::default(),
-    })
-}
-
-fn is_test(path: &str) -> bool {
-    path.split('/')
-        .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
+fn is_stub(path: &str) -> bool {
+    path.ends_with(".pyi")
 }
 
 fn first_line(doc: &str) -> String {
     doc.lines().next().unwrap_or("").trim().to_owned()
 }
 
-/// How many candidates get their bodies read for the content dimension.
-const CONTENT_POOL: usize = 300;
+/// An identifier written in the query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ident {
+    /// A (possibly dotted) name: `Session.send` → name `send`, qualifier `Session`.
+    Name {
+        name: String,
+        dotted: Option<String>,
+    },
+    /// A file name: `client.py`, `utils/http.py`.
+    File(String),
+}
+
+const FILE_EXTENSIONS: &[&str] = &[
+    ".py", ".pyi", ".pyx", ".html", ".htm", ".rs", ".go", ".js", ".ts", ".tsx", ".jsx", ".java",
+];
+
+/// Words of the query that are written as identifiers: with `_`, an inner capital
+/// (`CliRunner`, `parseDate`), dots between names, `()` after them, in backticks, or file names.
+pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
+    let mut out: Vec<Ident> = Vec::new();
+    let mut push = |i: Ident| {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    };
+    let mut in_ticks = false;
+    for (n, piece) in query.split('`').enumerate() {
+        in_ticks = n % 2 == 1;
+        for raw in piece.split(|c: char| c.is_whitespace() || ",;:()[]{}<>'\"=!?".contains(c)) {
+            let called = piece.contains(&format!("{raw}("));
+            let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+            if word.len() < 3 || !word.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                continue;
+            }
+            let lower = word.to_lowercase();
+            if let Some(ext) = FILE_EXTENSIONS.iter().find(|e| lower.ends_with(*e)) {
+                if word.len() > ext.len() {
+                    push(Ident::File(word.to_owned()));
+                }
+                continue;
+            }
+            let last = word.rsplit('.').next().unwrap_or(word);
+            if last.len() < 3 {
+                continue;
+            }
+            let b = last.as_bytes();
+            let inner_capital = b.iter().skip(1).any(u8::is_ascii_uppercase)
+                && b.iter().any(u8::is_ascii_lowercase);
+            let dotted = word.contains('.') && word.split('.').all(|p| !p.is_empty());
+            let ident_like = last.contains('_') || inner_capital || dotted || called || in_ticks;
+            if !ident_like || crate::text::STOPWORDS.contains(&lower.as_str()) {
+                continue;
+            }
+            push(Ident::Name {
+                name: last.to_owned(),
+                dotted: word.rsplit_once('.').map(|(q, _)| q.to_owned()),
+            });
+        }
+    }
+    let _ = in_ticks;
+    out
+}
+
+/// Whether the query asks about tests or stubs (then they are not demoted).
+fn about(query: &str, words: &[&str]) -> bool {
+    let mut hit = false;
+    crate::text::for_each_word(query, |w| hit |= words.contains(&w));
+    hit
+}
+
+/// The query's terms: unique, and for a long query the rarest [`MAX_TERMS`] that occur.
+fn select_terms(index: &Index, query: &str) -> Result<Vec<String>> {
+    let mut terms: Vec<String> = Vec::new();
+    crate::text::terms(query, |t| {
+        if !terms.iter().any(|x| x == t) {
+            terms.push(t.to_owned());
+        }
+    });
+    if terms.is_empty() {
+        // A query of stop words only: search for them rather than for nothing.
+        crate::text::for_each_word(query, |w| {
+            if !terms.iter().any(|x| x == w) {
+                terms.push(w.to_owned());
+            }
+        });
+    }
+    if terms.len() > MAX_TERMS {
+        let (df, _) = store::doc_freqs(&index.conn, TermTable::Files, &terms)
+            .map_err(db_err(&index.db_path))?;
+        terms.retain(|t| df.contains_key(t));
+        terms.sort_by_key(|t| df.get(t).copied().unwrap_or(0));
+        terms.truncate(MAX_TERMS);
+    }
+    Ok(terms)
+}
+
+/// Divides by the best value, so the best is 1.
+fn normalise(rows: Vec<(i64, f64)>) -> HashMap<i64, f64> {
+    let best = rows.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
+    rows.into_iter()
+        .map(|(id, s)| (id, if best > 0.0 { s / best } else { 0.0 }))
+        .collect()
+}
+
+/// The priors' factor of a path (tests, stubs) for one query.
+type PathFactor = Box<dyn Fn(&str) -> f64>;
+
+/// A symbol's row as read for a result.
+#[derive(Debug, Clone)]
+struct SymbolRow {
+    id: i64,
+    kind: SymbolKind,
+    qualname: String,
+    signature: String,
+    doc: Option<String>,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// A file's row as read for a result.
+#[derive(Debug, Clone)]
+struct FileRow {
+    path: String,
+    description: Option<String>,
+    lines: u32,
+}
+
+/// Ranks stored as a sorted list (decoding is cheaper than building a map).
+struct Ranks {
+    sorted: Vec<(i64, f64)>,
+    max: f64,
+    n: f64,
+}
+
+impl Ranks {
+    fn new(blob: Option<Vec<u8>>) -> Ranks {
+        let mut sorted: Vec<(i64, f64)> = blob
+            .map(|b| crate::index::decode_ranks(&b).into_iter().collect())
+            .unwrap_or_default();
+        sorted.sort_unstable_by_key(|(id, _)| *id);
+        let max = sorted.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+        let n = sorted.len().max(1) as f64;
+        Ranks { sorted, max, n }
+    }
+
+    /// The rank on a log scale, 0 to 1.
+    fn score(&self, id: i64) -> f64 {
+        let r = self
+            .sorted
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .map_or(0.0, |i| self.sorted[i].1);
+        if self.max <= 0.0 {
+            return 0.0;
+        }
+        (1.0 + r * self.n).ln() / (1.0 + self.max * self.n).ln()
+    }
+}
+
+/// What the text, identifier and graph steps found, before the blend.
+struct Evidence {
+    file_text: HashMap<i64, f64>,
+    symbol_text: HashMap<i64, f64>,
+    /// symbol id → (file id, exact-identifier credit)
+    symbol_ident: HashMap<i64, (i64, f64)>,
+    file_ident: HashMap<i64, f64>,
+    symbol_file: HashMap<i64, i64>,
+}
 
 impl Index {
-    /// Relevance search over symbols and files: at most `top` of each, best first.
+    /// Relevance search over symbols and files: at most `top` symbols and 5 files, best first.
     pub fn find(&self, query: &str, top: usize) -> Result<Found> {
-        let terms = query_terms(query);
+        self.find_with(query, top, FindMode::Symbols)
+    }
+
+    /// Relevance search in either mode (see [`FindMode`]).
+    pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
+        let (ev, factor) = self.prepare(query)?;
+        let factor = factor.as_ref();
+        let files = self.rank_files(&ev, factor)?;
+        let file_top = match mode {
+            FindMode::Files => top,
+            FindMode::Symbols => top.min(5),
+        };
+        let file_hits = self.file_hits(&files, &ev, file_top)?;
+        let symbols = match mode {
+            FindMode::Files => Vec::new(),
+            FindMode::Symbols => {
+                let ranked = self.rank_symbols(&ev, factor)?;
+                self.symbol_hits(&ranked, top)?
+            }
+        };
+        Ok(Found {
+            symbols,
+            files: file_hits,
+        })
+    }
+
+    /// The evidence for a query and the priors' factor by path.
+    fn prepare(&self, query: &str) -> Result<(Evidence, PathFactor)> {
+        if query.trim().is_empty() {
+            return Err(AnalyzerError::EmptyQuery);
+        }
+        let terms = select_terms(self, query)?;
         if terms.is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
-        let n_terms = terms.len();
-        let ident =
-            (!query.trim().contains(char::is_whitespace)).then(|| query.trim().to_lowercase());
-        let err = db_err(&self.db_path);
-        let ranks = self.symbol_ranks()?;
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT s.id, s.file_id, f.path, s.kind, s.name, s.qualname, s.signature, s.docstring, s.start_line, s.end_line, s.start_byte, s.end_byte FROM symbols s JOIN files f ON f.id = s.file_id",
-            )
-            .map_err(&err)?;
-        // Read every symbol, then match them on all cores (the matching, not SQLite, is the cost).
-        let rows: Vec<SymbolRow> = stmt
-            .query_map([], |r| {
-                Ok(SymbolRow {
-                    id: r.get(0)?,
-                    file_id: r.get(1)?,
-                    path: r.get(2)?,
-                    kind: kind_of(r.get(3)?),
-                    name: r.get(4)?,
-                    qualname: r.get(5)?,
-                    signature: r.get(6)?,
-                    doc: r.get(7)?,
-                    start_line: r.get(8)?,
-                    end_line: r.get(9)?,
-                    start_byte: r.get::<_, i64>(10)? as usize,
-                    end_byte: r.get::<_, i64>(11)? as usize,
-                })
-            })
-            .map_err(&err)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(&err)?;
-        let total_syms = rows.len();
-        let mut cands: Vec<Candidate> = rows
-            .into_par_iter()
-            .filter_map(|row| match_symbol(row, &terms, ident.as_deref()))
-            .collect();
-        // Document frequency: symbols matching each query word in any dimension (a symbol that
-        // matched nothing was dropped above and counts for no word).
-        let mut df = vec![0usize; n_terms];
-        for c in &cands {
-            for (i, d) in df.iter_mut().enumerate() {
-                if c.name[i] > 0.0 || c.sig[i] > 0.0 || c.docm[i] > 0.0 || c.context[i] > 0.0 {
-                    *d += 1;
-                }
+        let ev = self.evidence(query, &terms)?;
+        let tests_ok = about(
+            query,
+            &[
+                "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
+            ],
+        );
+        let stubs_ok = about(query, &["stub", "stubs", "pyi", "typeshed"]);
+        let factor = move |path: &str| -> f64 {
+            let mut f = 1.0;
+            if !tests_ok && is_test(path) {
+                f *= TEST_FACTOR;
             }
-        }
-        let n = total_syms.max(1) as f64;
-        let idf: Vec<f64> = df
-            .iter()
-            .map(|&d| (1.0 + n / (1.0 + d as f64)).ln())
-            .collect();
-        let max_rank = ranks.values().copied().fold(0.0f64, f64::max);
-        let rank_score = |id: i64| -> f64 {
-            let r = ranks.get(&id).copied().unwrap_or(0.0);
-            if max_rank <= 0.0 {
-                return 0.0;
+            if !stubs_ok && is_stub(path) {
+                f *= STUB_FACTOR;
             }
-            (1.0 + r * n).ln() / (1.0 + max_rank * n).ln()
+            f
         };
-        let score = |c: &Candidate, content: bool| -> Scores {
-            let name_words = weighted(&c.name, &idf);
-            let ctx = weighted(&c.context, &idf);
-            let mut name = (name_words + 0.25 * ctx).min(1.0);
-            if ident.is_some() && c.jw >= 0.85 {
-                name = name.max(c.jw * c.jw);
-            }
-            let signature = weighted(&c.sig, &idf);
-            let docstring = weighted(&c.docm, &idf);
-            let content_score = if content {
-                weighted(&c.content, &idf)
-            } else {
-                0.0
-            };
-            let any: Vec<f32> = (0..c.name.len())
-                .map(|i| {
-                    c.name[i]
-                        .max(c.context[i])
-                        .max(c.sig[i])
-                        .max(c.docm[i])
-                        .max(c.content[i])
-                })
-                .collect();
-            let coverage = weighted(&any, &idf).max(if c.jw >= 0.85 { c.jw } else { 0.0 });
-            let rank = rank_score(c.sym.id);
-            let mut total = 0.40 * name
-                + 0.10 * signature
-                + 0.25 * docstring
-                + 0.15 * content_score
-                + 0.10 * rank;
-            total *= 0.5 + 0.5 * coverage;
-            if is_test(&c.sym.path) {
-                total *= 0.85;
-            }
-            if c.sym.path.ends_with(".pyi") {
-                total *= 0.9;
-            }
-            let short = c.sym.qualname.rsplit('.').next().unwrap_or("");
-            if short.starts_with('_') && !short.starts_with("__") {
-                total *= 0.95;
-            }
-            Scores {
-                name,
-                signature,
-                docstring,
-                content: content_score,
-                rank,
-                total,
-            }
-        };
-        for c in &mut cands {
-            c.scores = score(c, false);
-        }
-        cands.sort_by(|a, b| b.scores.total.total_cmp(&a.scores.total));
-        cands.truncate(CONTENT_POOL);
-        // Content: read each candidate's body once.
-        let mut texts: HashMap<String, Option<String>> = HashMap::new();
-        for c in &mut cands {
-            let text = texts.entry(c.sym.path.clone()).or_insert_with(|| {
-                std::fs::read(self.root.join(&c.sym.path))
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-            });
-            if let Some(text) = text {
-                let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-                if let Some(body) = text.get(c.sym.start_byte..c.sym.end_byte.min(text.len())) {
-                    let cut = body
-                        .char_indices()
-                        .nth(20_000)
-                        .map_or(body.len(), |(i, _)| i);
-                    match_words(&body[..cut], &terms, &mut c.content);
-                }
-            }
-        }
-        for c in &mut cands {
-            c.scores = score(c, true);
-        }
-        cands.sort_by(|a, b| {
-            b.scores
-                .total
-                .total_cmp(&a.scores.total)
-                .then(a.sym.path.cmp(&b.sym.path))
-                .then(a.sym.start_line.cmp(&b.sym.start_line))
-        });
-
-        // Files: path and description, plus their best symbol.
-        let mut best_in_file: HashMap<i64, f64> = HashMap::new();
-        for c in &cands {
-            let e = best_in_file.entry(c.sym.file_id).or_insert(0.0);
-            *e = e.max(c.scores.total);
-        }
-        let files = self.find_files(&terms, &idf, &best_in_file, top)?;
-
-        let symbols = cands
-            .into_iter()
-            .take(top)
-            .map(|c| {
-                let module = crate::resolve::module_of(&c.sym.path);
-                Hit {
-                    kind: HitKind::Symbol,
-                    full_name: Some(if module.is_empty() {
-                        c.sym.qualname.clone()
-                    } else {
-                        format!("{module}.{}", c.sym.qualname)
-                    }),
-                    path: c.sym.path,
-                    line: c.sym.start_line,
-                    end_line: c.sym.end_line,
-                    symbol_kind: Some(c.sym.kind),
-                    qualname: Some(c.sym.qualname),
-                    signature: Some(c.sym.signature),
-                    doc: c.sym.doc.as_deref().map(first_line),
-                    scores: c.scores,
-                }
-            })
-            .collect();
-        Ok(Found { symbols, files })
+        Ok((ev, Box::new(factor)))
     }
 
-    fn find_files(
+    /// For a focused map: the ids of the best symbols and of the best files for a task, best
+    /// first.
+    pub(crate) fn focus(
         &self,
-        terms: &[Term],
-        idf: &[f64],
-        best: &HashMap<i64, f64>,
-        top: usize,
-    ) -> Result<Vec<Hit>> {
+        task: &str,
+        symbols: usize,
+        files: usize,
+    ) -> Result<(Vec<i64>, Vec<i64>)> {
+        let (ev, factor) = self.prepare(task)?;
+        let ranked_files = self.rank_files(&ev, factor.as_ref())?;
+        let ranked_syms = self.rank_symbols(&ev, factor.as_ref())?;
+        Ok((
+            ranked_syms
+                .into_iter()
+                .take(symbols)
+                .map(|(id, _, _)| id)
+                .collect(),
+            ranked_files
+                .into_iter()
+                .take(files)
+                .map(|(id, _)| id)
+                .collect(),
+        ))
+    }
+
+    fn evidence(&self, query: &str, terms: &[String]) -> Result<Evidence> {
         let err = db_err(&self.db_path);
-        let franks = self.file_ranks()?;
-        let max_rank = franks.values().copied().fold(0.0f64, f64::max);
-        let n = franks.len().max(1) as f64;
-        let mut stmt = self
+        let file_text = normalise(
+            store::match_terms(
+                &self.conn,
+                TermTable::Files,
+                terms,
+                &[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY],
+                TEXT_LIMIT,
+            )
+            .map_err(&err)?,
+        );
+        let symbol_text = normalise(
+            store::match_terms(
+                &self.conn,
+                TermTable::Symbols,
+                terms,
+                &[
+                    W_SYM_NAME,
+                    W_SYM_CONTEXT,
+                    W_SYM_SIGNATURE,
+                    W_SYM_DOC,
+                    W_SYM_BODY,
+                ],
+                TEXT_LIMIT,
+            )
+            .map_err(&err)?,
+        );
+        let mut symbol_ident: HashMap<i64, (i64, f64)> = HashMap::new();
+        let mut file_ident: HashMap<i64, f64> = HashMap::new();
+        let idents = query_identifiers(query);
+        for ident in &idents {
+            match ident {
+                Ident::Name { name, dotted } => {
+                    let found: Vec<(i64, i64, String)> = self
+                        .conn
+                        .prepare_cached(
+                            "SELECT id, file_id, qualname FROM symbols WHERE name = ?1 LIMIT 200",
+                        )
+                        .and_then(|mut s| {
+                            s.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                                .collect::<rusqlite::Result<Vec<_>>>()
+                        })
+                        .map_err(&err)?;
+                    let fitting: Vec<&(i64, i64, String)> = match dotted {
+                        Some(q) => {
+                            let tail = format!("{q}.{name}");
+                            let exact: Vec<_> = found
+                                .iter()
+                                .filter(|(_, _, qn)| {
+                                    qn.ends_with(&tail) || tail.ends_with(qn.as_str())
+                                })
+                                .collect();
+                            if exact.is_empty() {
+                                found.iter().collect()
+                            } else {
+                                exact
+                            }
+                        }
+                        None => found.iter().collect(),
+                    };
+                    let k = fitting.len() as f64;
+                    for (id, file, _) in fitting {
+                        let e = symbol_ident.entry(*id).or_insert((*file, 0.0));
+                        e.1 += 1.0 / k;
+                    }
+                }
+                Ident::File(name) => {
+                    let name = name.trim_start_matches("./");
+                    let rows: Vec<(i64, String)> = self
+                        .conn
+                        .prepare_cached("SELECT id, path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' LIMIT 50")
+                        .and_then(|mut s| {
+                            let like = format!("%/{}", name.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+                            s.query_map(rusqlite::params![name, like], |r| Ok((r.get(0)?, r.get(1)?)))?
+                                .collect::<rusqlite::Result<Vec<_>>>()
+                        })
+                        .map_err(&err)?;
+                    let k = rows.len() as f64;
+                    for (id, _) in rows {
+                        *file_ident.entry(id).or_default() += 1.0 / k;
+                    }
+                }
+            }
+        }
+        // Each file gets the credit of the identifiers it defines, once per identifier.
+        for (file, credit) in symbol_ident.values() {
+            *file_ident.entry(*file).or_default() += credit;
+        }
+        let mut symbol_file: HashMap<i64, i64> = HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT file_id FROM symbols WHERE id = ?1")
+                .map_err(&err)?;
+            for id in symbol_text.keys() {
+                if let Some(f) = stmt
+                    .query_row([id], |r| r.get(0))
+                    .optional()
+                    .map_err(&err)?
+                {
+                    symbol_file.insert(*id, f);
+                }
+            }
+        }
+        for (id, (f, _)) in &symbol_ident {
+            symbol_file.insert(*id, *f);
+        }
+        Ok(Evidence {
+            file_text,
+            symbol_text,
+            symbol_ident,
+            file_ident,
+            symbol_file,
+        })
+    }
+
+    /// Every candidate file with its score components, best first.
+    fn rank_files(
+        &self,
+        ev: &Evidence,
+        factor: &dyn Fn(&str) -> f64,
+    ) -> Result<Vec<(i64, Scores)>> {
+        let err = db_err(&self.db_path);
+        // symbols: the best symbol plus a little for each further one.
+        let mut per_file: HashMap<i64, Vec<f64>> = HashMap::new();
+        for (id, s) in &ev.symbol_text {
+            if let Some(f) = ev.symbol_file.get(id) {
+                per_file.entry(*f).or_default().push(*s);
+            }
+        }
+        let mut scores: HashMap<i64, Scores> = HashMap::new();
+        for (f, mut list) in per_file {
+            list.sort_by(|a, b| b.total_cmp(a));
+            let rest: f64 = list.iter().skip(1).take(4).sum();
+            scores.entry(f).or_default().symbols = (list[0] + 0.1 * rest).min(1.0);
+        }
+        for (f, s) in &ev.file_text {
+            scores.entry(*f).or_default().text = *s;
+        }
+        for (f, s) in &ev.file_ident {
+            scores.entry(*f).or_default().ident = *s;
+        }
+        // Personalised PageRank from the best files so far.
+        let mut seeds: Vec<(i64, f64)> = scores
+            .iter()
+            .map(|(f, s)| {
+                (
+                    *f,
+                    W_TEXT * s.text + W_SYMBOLS * s.symbols + W_IDENT * s.ident,
+                )
+            })
+            .collect();
+        seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        seeds.truncate(SEEDS);
+        if let Some((ids, adjacency)) = store::get_meta(&self.conn, "file_graph")
+            .map_err(&err)?
+            .and_then(|b| crate::index::decode_file_graph(&b))
+        {
+            let pos: HashMap<i64, u32> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (*id, i as u32))
+                .collect();
+            let seed_pos: Vec<(u32, f64)> = seeds
+                .iter()
+                .filter_map(|(f, w)| pos.get(f).map(|p| (*p, *w)))
+                .collect();
+            let ppr = crate::rank::personalized_page_rank(&adjacency, &seed_pos, 0.3, 1e-5);
+            // A seed keeps most of its own mass; what counts is what flows on to others.
+            let flowed: Vec<(i64, f64)> = ppr
+                .into_iter()
+                .filter(|(p, _)| !seed_pos.iter().any(|(s, _)| s == p))
+                .map(|(p, v)| (ids[p as usize], v))
+                .collect();
+            for (f, g) in normalise(flowed) {
+                scores.entry(f).or_default().graph = g;
+            }
+        }
+        let ranks = Ranks::new(store::get_meta(&self.conn, "file_ranks").map_err(&err)?);
+        let mut paths = self
             .conn
-            .prepare("SELECT id, path, description, line_count FROM files WHERE flags & 4 = 0")
+            .prepare_cached(&format!(
+                "SELECT path FROM files WHERE id = ?1 AND {PARSED_FILES}"
+            ))
             .map_err(&err)?;
-        let mut rows = stmt.query([]).map_err(&err)?;
-        let mut hits = Vec::new();
-        let mut pm = vec![0f32; terms.len()];
-        let mut dm = vec![0f32; terms.len()];
-        while let Some(r) = rows.next().map_err(&err)? {
-            let id: i64 = r.get(0).map_err(&err)?;
-            let path: String = r.get(1).map_err(&err)?;
-            let desc: Option<String> = r.get(2).map_err(&err)?;
-            pm.iter_mut().for_each(|x| *x = 0.0);
-            dm.iter_mut().for_each(|x| *x = 0.0);
-            match_name(&path, terms, &mut pm);
-            if let Some(d) = &desc {
-                match_words(d, terms, &mut dm);
-            }
-            let name = weighted(&pm, idf);
-            let docstring = weighted(&dm, idf);
-            let content = best.get(&id).copied().unwrap_or(0.0);
-            if name + docstring + content <= 0.0 {
+        let mut out = Vec::with_capacity(scores.len());
+        for (f, mut s) in scores {
+            let Some(path) = paths
+                .query_row([f], |r| r.get::<_, String>(0))
+                .optional()
+                .map_err(&err)?
+            else {
                 continue;
-            }
-            let r_raw = franks.get(&id).copied().unwrap_or(0.0);
-            let rank = if max_rank > 0.0 {
-                (1.0 + r_raw * n).ln() / (1.0 + max_rank * n).ln()
-            } else {
-                0.0
             };
-            let mut total = 0.4 * name + 0.3 * docstring + 0.2 * content + 0.1 * rank;
-            if is_test(&path) {
-                total *= 0.85;
+            s.rank = ranks.score(f);
+            s.factor = factor(&path);
+            s.total = (W_TEXT * s.text
+                + W_SYMBOLS * s.symbols
+                + W_IDENT * s.ident
+                + W_GRAPH * s.graph
+                + W_RANK * s.rank)
+                * s.factor;
+            out.push((f, s, path));
+        }
+        out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.2.cmp(&b.2)));
+        Ok(out.into_iter().map(|(f, s, _)| (f, s)).collect())
+    }
+
+    fn file_row(&self, id: i64) -> Result<Option<FileRow>> {
+        self.conn
+            .prepare_cached("SELECT path, description, line_count FROM files WHERE id = ?1")
+            .and_then(|mut s| {
+                s.query_row([id], |r| {
+                    Ok(FileRow {
+                        path: r.get(0)?,
+                        description: r.get(1)?,
+                        lines: r.get(2)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(db_err(&self.db_path))
+    }
+
+    fn symbol_row(&self, id: i64) -> Result<Option<SymbolRow>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, file_id, kind, qualname, signature, docstring, start_line, end_line FROM symbols WHERE id = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([id], |r| {
+                    Ok(SymbolRow {
+                        id: r.get(0)?,
+                        kind: kind_of(r.get(2)?),
+                        qualname: r.get(3)?,
+                        signature: r.get(4)?,
+                        doc: r.get(5)?,
+                        start_line: r.get(6)?,
+                        end_line: r.get(7)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(db_err(&self.db_path))
+    }
+
+    fn file_hits(&self, files: &[(i64, Scores)], ev: &Evidence, top: usize) -> Result<Vec<Hit>> {
+        let mut out = Vec::new();
+        for (id, scores) in files.iter().take(top) {
+            let Some(row) = self.file_row(*id)? else {
+                continue;
+            };
+            // The file's best symbols, to say why it was found.
+            let mut best: Vec<(f64, i64)> = ev
+                .symbol_text
+                .iter()
+                .filter(|(s, _)| ev.symbol_file.get(s) == Some(id))
+                .map(|(s, v)| (*v + ev.symbol_ident.get(s).map_or(0.0, |x| x.1), *s))
+                .chain(
+                    ev.symbol_ident
+                        .iter()
+                        .filter(|(s, (f, _))| f == id && !ev.symbol_text.contains_key(s))
+                        .map(|(s, (_, c))| (*c, *s)),
+                )
+                .collect();
+            best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut matches = Vec::new();
+            for (_, s) in best.iter().take(3) {
+                if let Some(sym) = self.symbol_row(*s)? {
+                    matches.push(format!("{}:{}", sym.qualname, sym.start_line));
+                }
             }
-            hits.push(Hit {
+            out.push(Hit {
                 kind: HitKind::File,
                 line: 1,
-                end_line: r.get(3).map_err(&err)?,
+                end_line: row.lines,
                 symbol_kind: None,
                 qualname: None,
                 full_name: None,
                 signature: None,
-                doc: desc.as_deref().map(first_line),
-                path,
-                scores: Scores {
-                    name,
-                    signature: 0.0,
-                    docstring,
-                    content,
-                    rank,
-                    total,
-                },
+                doc: row.description.as_deref().map(first_line),
+                path: row.path,
+                matches,
+                score: scores.total,
+                scores: *scores,
             });
         }
-        hits.sort_by(|a, b| {
-            b.scores
-                .total
-                .total_cmp(&a.scores.total)
-                .then(a.path.cmp(&b.path))
-        });
-        hits.truncate(top.min(5));
-        Ok(hits)
+        Ok(out)
+    }
+
+    /// Every candidate symbol with its score components and path, best first.
+    fn rank_symbols(
+        &self,
+        ev: &Evidence,
+        factor: &dyn Fn(&str) -> f64,
+    ) -> Result<Vec<(i64, Scores, String)>> {
+        let err = db_err(&self.db_path);
+        let ranks = Ranks::new(store::get_meta(&self.conn, "symbol_ranks").map_err(&err)?);
+        let mut cands: Vec<(i64, Scores, String)> = Vec::new();
+        let ids: std::collections::BTreeSet<i64> = ev
+            .symbol_text
+            .keys()
+            .chain(ev.symbol_ident.keys())
+            .copied()
+            .collect();
+        let mut path_of: HashMap<i64, String> = HashMap::new();
+        let mut path_stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM files WHERE id = ?1")
+            .map_err(&err)?;
+        let mut name_stmt = self
+            .conn
+            .prepare_cached("SELECT qualname FROM symbols WHERE id = ?1")
+            .map_err(&err)?;
+        for id in ids {
+            let Some(file) = ev.symbol_file.get(&id).copied() else {
+                continue;
+            };
+            let path = match path_of.get(&file) {
+                Some(p) => p.clone(),
+                None => {
+                    let Some(p) = path_stmt
+                        .query_row([file], |r| r.get::<_, String>(0))
+                        .optional()
+                        .map_err(&err)?
+                    else {
+                        continue;
+                    };
+                    path_of.insert(file, p.clone());
+                    p
+                }
+            };
+            let qualname: String = name_stmt.query_row([id], |r| r.get(0)).map_err(&err)?;
+            let short = qualname.rsplit('.').next().unwrap_or("");
+            let mut s = Scores {
+                text: ev.symbol_text.get(&id).copied().unwrap_or(0.0),
+                symbols: ev.file_text.get(&file).copied().unwrap_or(0.0),
+                ident: ev.symbol_ident.get(&id).map_or(0.0, |x| x.1),
+                graph: 0.0,
+                rank: ranks.score(id),
+                factor: factor(&path),
+                total: 0.0,
+            };
+            if short.starts_with('_') && !short.starts_with("__") {
+                s.factor *= 0.95;
+            }
+            s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
+                * s.factor;
+            cands.push((id, s, path));
+        }
+        cands.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.0.cmp(&b.0)));
+        Ok(cands)
+    }
+
+    fn symbol_hits(&self, ranked: &[(i64, Scores, String)], top: usize) -> Result<Vec<Hit>> {
+        let mut out = Vec::new();
+        for (id, scores, path) in ranked.iter().take(top) {
+            let (id, scores, path) = (*id, *scores, path.clone());
+            let Some(sym) = self.symbol_row(id)? else {
+                continue;
+            };
+            let module = crate::resolve::module_of(&path);
+            out.push(Hit {
+                kind: HitKind::Symbol,
+                full_name: Some(if module.is_empty() {
+                    sym.qualname.clone()
+                } else {
+                    format!("{module}.{}", sym.qualname)
+                }),
+                path,
+                line: sym.start_line,
+                end_line: sym.end_line,
+                symbol_kind: Some(sym.kind),
+                qualname: Some(sym.qualname),
+                signature: Some(sym.signature),
+                doc: sym.doc.as_deref().map(first_line),
+                matches: Vec::new(),
+                score: scores.total,
+                scores,
+            });
+            let _ = sym.id;
+        }
+        Ok(out)
     }
 }
 
@@ -599,37 +848,54 @@ impl Index {
 mod tests {
     use super::*;
 
-    #[test]
-    fn stems_group_word_forms() {
-        for (a, b) in [
-            ("parse", "parsing"),
-            ("parses", "parsed"),
-            ("quote", "quoting"),
-            ("date", "dates"),
-            ("entries", "entry"),
-        ] {
-            assert_eq!(stem(a), stem(b), "{a} {b}");
-        }
+    fn names(q: &str) -> Vec<String> {
+        query_identifiers(q)
+            .into_iter()
+            .map(|i| match i {
+                Ident::Name { name, dotted } => match dotted {
+                    Some(d) => format!("{d}.{name}"),
+                    None => name,
+                },
+                Ident::File(f) => format!("file:{f}"),
+            })
+            .collect()
     }
 
     #[test]
-    fn words_split_snake_camel_and_digits() {
-        let mut words = Vec::new();
-        for_each_word("parseHTTPDate http2time snake_case", |w| {
-            words.push(w.to_owned())
-        });
+    fn identifiers_are_the_words_written_as_code() {
         assert_eq!(
-            words,
-            vec!["parse", "httpdate", "http", "2", "time", "snake", "case"]
+            names("Fix Session.send when parse_header sees a CliRunner in client.py"),
+            vec![
+                "Session.send",
+                "parse_header",
+                "CliRunner",
+                "file:client.py"
+            ]
+        );
+        assert_eq!(
+            names("Add support of `edit` and call wrap()"),
+            vec!["edit", "wrap"]
+        );
+        // Plain words, a capitalised first word and acronyms are not identifiers.
+        assert_eq!(
+            names("Fix the HTTP date parsing in Python"),
+            Vec::<String>::new()
         );
     }
 
     #[test]
-    fn query_words_drop_stopwords() {
-        let t: Vec<String> = query_terms("parse an HTTP date")
-            .into_iter()
-            .map(|t| t.word)
-            .collect();
-        assert_eq!(t, vec!["parse", "http", "date"]);
+    fn tests_are_recognised_by_folder_and_name() {
+        for p in [
+            "tests/test_x.py",
+            "pkg/tests/util.py",
+            "test_a.py",
+            "a/conftest.py",
+            "src/x_test.py",
+        ] {
+            assert!(is_test(p), "{p}");
+        }
+        for p in ["pkg/testing.py", "src/attest.py", "contest/app.py"] {
+            assert!(!is_test(p), "{p}");
+        }
     }
 }

@@ -14,7 +14,10 @@ use serde::Serialize;
 use crate::codec::{self, Reader, put_varint};
 use crate::rank;
 use crate::resolve::Catalog;
-use crate::store::{self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, State, db_err};
+use crate::store::{
+    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, FileTerms, SKIPPED_FILES, State,
+    SymbolTerms, db_err,
+};
 use crate::{AnalyzerError, Result};
 
 /// When opening an index refreshes it.
@@ -171,6 +174,9 @@ struct Blobs {
     iface: Vec<u8>,
     imports: Vec<u8>,
     refs: Vec<u8>,
+    /// The full-text fields of the file and of each symbol, in the parse's order.
+    file_terms: FileTerms,
+    symbol_terms: Vec<SymbolTerms>,
 }
 
 enum Outcome {
@@ -231,15 +237,18 @@ fn read_and_parse(
     let parsed = SourceText::from_bytes(&item.path, bytes).and_then(|source| {
         let mut parsed = language.parse_text(&source.text)?;
         parsed.lossy_utf8 = source.lossy;
-        Ok(parsed)
+        let terms = crate::text::search_terms(&item.rel, &source.text, &parsed);
+        Ok((parsed, terms))
     });
     match parsed {
-        Ok(file) => Outcome::Parsed {
+        Ok((file, (file_terms, symbol_terms))) => Outcome::Parsed {
             hash,
             blobs: Box::new(Blobs {
                 iface: interface_hash(&file),
                 imports: codec::encode_imports(&file.imports),
                 refs: codec::encode_refs(&file.references),
+                file_terms,
+                symbol_terms,
             }),
             file: Box::new(file),
         },
@@ -308,7 +317,7 @@ impl Writer<'_> {
             imports,
             refs,
         ];
-        match old {
+        let id = match old {
             Some(id) => {
                 let mut stmt = self.conn.prepare_cached(
                     "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, iface=?10, imports=?11, refs=?12, edges=NULL, deps=NULL WHERE id=?13",
@@ -316,16 +325,21 @@ impl Writer<'_> {
                 let mut all: Vec<&dyn rusqlite::ToSql> = values.to_vec();
                 all.push(&id);
                 stmt.execute(all.as_slice())?;
-                Ok(id)
+                store::delete_file_terms(self.conn, id)?;
+                id
             }
             None => {
                 let mut stmt = self.conn.prepare_cached(
                     "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error, iface, imports, refs) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
                 )?;
                 stmt.execute(values)?;
-                Ok(self.conn.last_insert_rowid())
+                self.conn.last_insert_rowid()
             }
+        };
+        if let Some(b) = blobs {
+            store::insert_file_terms(self.conn, id, &b.file_terms)?;
         }
+        Ok(id)
     }
 
     /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
@@ -333,9 +347,11 @@ impl Writer<'_> {
     fn write_symbols(
         &self,
         file_id: i64,
-        parsed: Option<&ParsedFile>,
+        parsed: Option<(&ParsedFile, &Blobs)>,
         fresh: bool,
     ) -> rusqlite::Result<()> {
+        let terms = parsed.map_or(&[][..], |(_, b)| b.symbol_terms.as_slice());
+        let parsed = parsed.map(|(p, _)| p);
         let mut old: HashMap<(String, u32), i64> = HashMap::new();
         if !fresh {
             let mut stmt = self
@@ -350,6 +366,10 @@ impl Writer<'_> {
                 let n = seen.entry(q.clone()).or_insert(0);
                 old.insert((q, *n), id);
                 *n += 1;
+            }
+            // Every old row leaves the full-text index; the symbols are indexed afresh below.
+            for id in old.values() {
+                store::delete_symbol_terms(self.conn, *id)?;
             }
         }
         let symbols = parsed.map_or(&[][..], |p| p.symbols.as_slice());
@@ -389,15 +409,19 @@ impl Writer<'_> {
                 s.start_byte as i64,
                 s.end_byte as i64,
             ];
-            match reuse {
+            let id = match reuse {
                 Some(id) => {
                     update.execute(row)?;
-                    ids.push(id);
+                    id
                 }
                 None => {
                     insert.execute(row)?;
-                    ids.push(self.conn.last_insert_rowid());
+                    self.conn.last_insert_rowid()
                 }
+            };
+            ids.push(id);
+            if let Some(t) = terms.get(ord) {
+                store::insert_symbol_terms(self.conn, id, t)?;
             }
         }
         let mut delete = self
@@ -718,7 +742,7 @@ impl Index {
                             )
                             .map_err(&err)?;
                         writer
-                            .write_symbols(id, Some(&file), prev.is_none())
+                            .write_symbols(id, Some((&file, &blobs)), prev.is_none())
                             .map_err(&err)?;
                         parsed_ids.push(id);
                     }
@@ -746,8 +770,11 @@ impl Index {
         if report.deleted > 0 {
             structure_changed = true;
         }
-        report.skipped =
-            count(conn, "SELECT COUNT(*) FROM files WHERE flags & 4 != 0").map_err(&err)?;
+        report.skipped = count(
+            conn,
+            &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
+        )
+        .map_err(&err)?;
         report.files = count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?;
 
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
@@ -828,10 +855,22 @@ impl Index {
             .conn
             .prepare_cached("DELETE FROM symbols WHERE file_id=?1")
             .map_err(&err)?;
+        let mut sym_ids = self
+            .conn
+            .prepare_cached("SELECT id FROM symbols WHERE file_id=?1")
+            .map_err(&err)?;
         for (path, f) in old {
             if listed.contains(path) {
                 continue;
             }
+            let ids: Vec<i64> = sym_ids
+                .query_map([f.id], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(&err)?;
+            for id in ids {
+                store::delete_symbol_terms(&self.conn, id).map_err(&err)?;
+            }
+            store::delete_file_terms(&self.conn, f.id).map_err(&err)?;
             del_syms.execute([f.id]).map_err(&err)?;
             del_file.execute([f.id]).map_err(&err)?;
             deleted += 1;
@@ -965,9 +1004,11 @@ fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<usize> {
         .map(|b| decode_ranks(&b))
         .unwrap_or_default();
     let (sym_ranks, iterations) = symbol_ranks(cat, &old_syms);
-    let file_ranks = file_ranks(cat);
+    let graph = file_graph(cat);
+    let file_ranks = file_ranks(cat, &graph);
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
     store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
+    store::set_meta(conn, "file_graph", &encode_file_graph(cat, &graph))?;
     Ok(iterations)
 }
 
@@ -1009,22 +1050,87 @@ pub(crate) fn symbol_ranks(cat: &Catalog, seed: &HashMap<i64, f64>) -> (Vec<(i64
     (out, iterations)
 }
 
-/// File graph: imports (weight 1) plus references between files (weight 1/k each).
-pub(crate) fn file_ranks(cat: &Catalog) -> Vec<(i64, f64)> {
-    let mut g = rank::graph_with_nodes(cat.files.len());
-    for (fi, f) in cat.files.iter().enumerate() {
-        for d in &f.deps {
-            g.add_edge(rank::node(fi), rank::node(d.dst as usize), 1.0);
-        }
-        let mut to: HashMap<u32, f64> = HashMap::new();
-        for e in &f.edges {
-            let dst_file = cat.syms[e.dst as usize].file;
-            if dst_file as usize != fi {
-                *to.entry(dst_file).or_default() += e.weight();
+/// File graph, by dense file index: imports (weight 1) plus references between files (weight
+/// 1/k each, summed per pair of files).
+pub(crate) fn file_graph(cat: &Catalog) -> Vec<Vec<(u32, f64)>> {
+    cat.files
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            let mut to: HashMap<u32, f64> = HashMap::new();
+            for d in &f.deps {
+                *to.entry(d.dst).or_default() += 1.0;
             }
+            for e in &f.edges {
+                let dst_file = cat.syms[e.dst as usize].file;
+                if dst_file as usize != fi {
+                    *to.entry(dst_file).or_default() += e.weight();
+                }
+            }
+            let mut out: Vec<(u32, f64)> = to.into_iter().collect();
+            out.sort_by_key(|(t, _)| *t);
+            out
+        })
+        .collect()
+}
+
+/// The file graph as stored: file count, then per file its id, its edge count and each edge's
+/// target id and weight.
+fn encode_file_graph(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_varint(&mut out, graph.len() as u64);
+    for (f, edges) in cat.files.iter().zip(graph) {
+        put_varint(&mut out, f.id as u64);
+        put_varint(&mut out, edges.len() as u64);
+        for (t, w) in edges {
+            put_varint(&mut out, cat.files[*t as usize].id as u64);
+            out.extend_from_slice(&(*w as f32).to_le_bytes());
         }
-        for (t, w) in to {
-            g.add_edge(rank::node(fi), rank::node(t as usize), w);
+    }
+    out
+}
+
+/// Out-edges by dense node index: `(target index, weight)`.
+pub(crate) type Adjacency = Vec<Vec<(u32, f32)>>;
+
+/// The stored file graph: file ids in order, and by position the `(position, weight)` edges.
+pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
+    let mut r = Reader::new(data);
+    let n = r.varint()? as usize;
+    let mut ids = Vec::with_capacity(n.min(1 << 24));
+    let mut raw: Vec<Vec<(i64, f32)>> = Vec::with_capacity(n.min(1 << 24));
+    for _ in 0..n {
+        ids.push(r.varint()? as i64);
+        let k = r.varint()? as usize;
+        let mut edges = Vec::with_capacity(k.min(1 << 20));
+        for _ in 0..k {
+            edges.push((r.varint()? as i64, r.f32()?));
+        }
+        raw.push(edges);
+    }
+    let pos: HashMap<i64, u32> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i as u32))
+        .collect();
+    let adjacency = raw
+        .into_iter()
+        .map(|edges| {
+            edges
+                .into_iter()
+                .filter_map(|(t, w)| pos.get(&t).map(|p| (*p, w)))
+                .collect()
+        })
+        .collect();
+    Some((ids, adjacency))
+}
+
+/// PageRank over the file graph.
+pub(crate) fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, f64)> {
+    let mut g = rank::graph_with_nodes(cat.files.len());
+    for (fi, edges) in graph.iter().enumerate() {
+        for (t, w) in edges {
+            g.add_edge(rank::node(fi), rank::node(*t as usize), *w);
         }
     }
     let (ranks, _) = rank::page_rank(&g, None);

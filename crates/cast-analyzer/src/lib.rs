@@ -46,11 +46,12 @@ pub mod resolve;
 mod show;
 pub mod skeleton;
 mod store;
+mod text;
 pub mod trace;
 
 pub use cast_parser;
 pub use error::{AnalyzerError, Result};
-pub use find::{Found, Hit, HitKind, Scores};
+pub use find::{FindMode, Found, Hit, HitKind, Scores};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};
 pub use index::{Index, IndexOptions, IndexReport, Phases, Progress, Refresh};
 pub use map::{LogicMap, MAX_UNPARSED, MapError, MapFile, MapOptions, MapSymbol, UnparsedFile};

@@ -14,10 +14,17 @@ use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
-use crate::resolve::decode_deps_raw;
+use crate::resolve::{decode_deps_raw, decode_edges_raw};
 use crate::store::db_err;
 use crate::trace::Trace;
 use crate::{Result, estimate_tokens};
+
+/// Calls shown after a key symbol.
+const CALLEES: usize = 3;
+
+/// Symbols and files of a focused map's task that are placed first.
+const FOCUS_SYMBOLS: usize = 30;
+const FOCUS_FILES: usize = 8;
 
 /// What the map shows.
 #[derive(Debug, Clone)]
@@ -26,6 +33,9 @@ pub struct MapOptions {
     pub budget: usize,
     /// An execution trace to map onto the code (see [`crate::trace`]).
     pub trace: Option<Trace>,
+    /// A task to focus on: the files and symbols relevant to it (by the same ranking as
+    /// `cast find`) come first, then the rest by PageRank.
+    pub focus: Option<String>,
 }
 
 impl Default for MapOptions {
@@ -33,6 +43,7 @@ impl Default for MapOptions {
         MapOptions {
             budget: 2000,
             trace: None,
+            focus: None,
         }
     }
 }
@@ -60,6 +71,9 @@ pub struct MapSymbol {
     /// Calls seen in the trace.
     pub calls: Option<u32>,
     pub errors: Vec<MapError>,
+    /// What it calls (resolved to one definition), the highest ranked first, at most three:
+    /// `Store.count`, `round_money`.
+    pub calls_to: Vec<String>,
 }
 
 /// A file in the map.
@@ -107,6 +121,8 @@ pub struct LogicMap {
     /// Files that do not parse (the first [`MAX_UNPARSED`], by path), and how many there are.
     pub unparsed: Vec<UnparsedFile>,
     pub unparsed_total: usize,
+    /// The task the map is focused on, if any.
+    pub focus: Option<String>,
 }
 
 /// How many files that do not parse the map names.
@@ -135,6 +151,16 @@ fn file_line(f: &MapFile) -> String {
 
 fn symbol_line(s: &MapSymbol) -> String {
     let mut out = format!("    {}{:>4} {}", "  ".repeat(s.depth), s.line, s.signature);
+    if !s.calls_to.is_empty() {
+        out.push_str(" → ");
+        out.push_str(
+            &s.calls_to
+                .iter()
+                .map(|c| format!("{c}()"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+    }
     if let Some(c) = s.calls {
         out.push_str(&format!("  [ran {c}×]"));
     }
@@ -226,10 +252,40 @@ impl LogicMap {
             )
         } else {
             format!(
-                "Logic map of {}: {} files, {} symbols; key symbols by PageRank (line, signature); → imports\n",
-                self.root, self.files_total, self.symbols_total
+                "Logic map of {}: {} files, {} symbols; key symbols {} (line, signature); → imports\n",
+                self.root,
+                self.files_total,
+                self.symbols_total,
+                if self.focus.is_some() {
+                    "for the task first, then by PageRank"
+                } else {
+                    "by PageRank"
+                }
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_description;
+
+    #[test]
+    fn descriptions_end_at_a_sentence_boundary() {
+        assert_eq!(
+            short_description("Parse and format dates. Also times,\nand zones.\n\nMore."),
+            "Parse and format dates."
+        );
+        assert_eq!(
+            short_description("Helpers, e.g. for v1.2 files. Others."),
+            "Helpers, e.g. for v1.2 files."
+        );
+        assert_eq!(
+            short_description("No full stop\nat all"),
+            "No full stop at all"
+        );
+        // Too long to show whole: left out, not cut.
+        assert_eq!(short_description(&"word ".repeat(80)), "");
     }
 }
 
@@ -254,14 +310,45 @@ struct SymInfo {
     end_line: u32,
 }
 
-fn short_description(d: &str) -> String {
-    let line = d.lines().next().unwrap_or("").trim();
-    if line.chars().count() > 100 {
-        let cut: String = line.chars().take(97).collect();
-        format!("{cut}…")
-    } else {
-        line.to_owned()
+/// Longest first sentence a module description may show; a longer one is left out rather than
+/// cut mid-sentence.
+const DESCRIPTION_CHARS: usize = 240;
+
+/// A module description: the first sentence of the docstring's first paragraph, on one line,
+/// ending where the sentence ends (never cut inside it).
+pub(crate) fn short_description(d: &str) -> String {
+    let para = d
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let chars: Vec<char> = para.chars().collect();
+    let mut end = chars.len();
+    for i in 0..chars.len() {
+        if !matches!(chars[i], '.' | '!' | '?') {
+            continue;
+        }
+        // A sentence ends at . ! ? before a space and a capital, a digit or a quote, or at the
+        // end of the paragraph; "e.g. this" and "v1.2" do not end one.
+        let next = chars.get(i + 2).copied();
+        let ends = match chars.get(i + 1) {
+            None => true,
+            Some(' ') => {
+                next.is_some_and(|c| c.is_uppercase() || c.is_numeric() || "\"'`(".contains(c))
+            }
+            _ => false,
+        };
+        if ends {
+            end = i + 1;
+            break;
+        }
     }
+    if end > DESCRIPTION_CHARS {
+        return String::new();
+    }
+    chars[..end].iter().collect()
 }
 
 impl Index {
@@ -269,9 +356,10 @@ impl Index {
         let err = db_err(&self.db_path);
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT id, path, description, line_count, deps FROM files WHERE flags & 4 = 0",
-            )
+            .prepare(&format!(
+                "SELECT id, path, description, line_count, deps FROM files WHERE {}",
+                crate::store::PARSED_FILES
+            ))
             .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {
@@ -281,7 +369,8 @@ impl Index {
                     path: r.get(1)?,
                     description: r
                         .get::<_, Option<String>>(2)?
-                        .map(|d| short_description(&d)),
+                        .map(|d| short_description(&d))
+                        .filter(|d| !d.is_empty()),
                     lines: r.get(3)?,
                     deps: deps
                         .and_then(|d| decode_deps_raw(&d))
@@ -331,6 +420,60 @@ impl Index {
             )
             .and_then(|mut s| s.query_row(rusqlite::params![file_id, line], |r| r.get(0)).optional())
             .map_err(db_err(&self.db_path))
+    }
+
+    /// What a symbol calls, resolved to one definition each, highest PageRank first (at most
+    /// [`CALLEES`]). The file's edges are decoded once and kept in `cache`.
+    fn callees(
+        &self,
+        cache: &mut HashMap<i64, HashMap<i64, Vec<i64>>>,
+        file_id: i64,
+        sym: i64,
+        ranks: &HashMap<i64, f64>,
+    ) -> Result<Vec<String>> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
+            let blob: Option<Vec<u8>> = self
+                .conn
+                .prepare_cached("SELECT edges FROM files WHERE id = ?1")
+                .and_then(|mut st| st.query_row([file_id], |r| r.get(0)).optional())
+                .map_err(db_err(&self.db_path))?
+                .flatten();
+            let mut by_src: HashMap<i64, Vec<i64>> = HashMap::new();
+            for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {
+                if e.kind == cast_parser::RefKind::Call && e.k == 1 && e.src != e.dst {
+                    let list = by_src.entry(e.src).or_default();
+                    if !list.contains(&e.dst) {
+                        list.push(e.dst);
+                    }
+                }
+            }
+            slot.insert(by_src);
+        }
+        let mut dsts = cache
+            .get(&file_id)
+            .and_then(|m| m.get(&sym))
+            .cloned()
+            .unwrap_or_default();
+        dsts.sort_by(|a, b| {
+            let ra = ranks.get(a).copied().unwrap_or(0.0);
+            let rb = ranks.get(b).copied().unwrap_or(0.0);
+            rb.total_cmp(&ra).then(a.cmp(b))
+        });
+        let mut out = Vec::new();
+        for d in dsts.into_iter().take(CALLEES) {
+            if let Some(info) = self.sym_info(d)? {
+                out.push(info.qualname);
+            }
+        }
+        Ok(out)
+    }
+
+    fn symbols_of_file(&self, file_id: i64) -> Result<Vec<i64>> {
+        let err = db_err(&self.db_path);
+        self.conn
+            .prepare_cached("SELECT id FROM symbols WHERE file_id = ?1 ORDER BY ord")
+            .and_then(|mut s| s.query_map([file_id], |r| r.get(0))?.collect())
+            .map_err(&err)
     }
 
     fn by_qualname(&self, file_id: i64, function: &str) -> Result<Option<i64>> {
@@ -484,11 +627,31 @@ impl Index {
         let mut ran: Vec<(i64, u32)> = calls.iter().map(|(k, v)| (*k, *v)).collect();
         ran.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let error_syms: Vec<i64> = errors.iter().filter_map(|(_, s, _)| *s).collect();
-        let first: Vec<i64> = error_syms
+        let mut first: Vec<i64> = error_syms
             .iter()
             .copied()
             .chain(ran.iter().map(|(id, _)| *id))
             .collect();
+        // Focused: the task's best symbols, then the key symbols of its best files.
+        let mut focus_files: Vec<i64> = Vec::new();
+        if let Some(task) = options.focus.as_deref().filter(|t| !t.trim().is_empty()) {
+            let (syms, files) = match self.focus(task, FOCUS_SYMBOLS, FOCUS_FILES) {
+                Ok(found) => found,
+                Err(crate::AnalyzerError::EmptyQuery) => (Vec::new(), Vec::new()),
+                Err(e) => return Err(e),
+            };
+            first.extend(syms);
+            for f in &files {
+                let mut in_file: Vec<(i64, f64)> = self
+                    .symbols_of_file(*f)?
+                    .into_iter()
+                    .map(|id| (id, sym_ranks.get(&id).copied().unwrap_or(0.0)))
+                    .collect();
+                in_file.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                first.extend(in_file.into_iter().take(3).map(|(id, _)| id));
+            }
+            focus_files = files;
+        }
 
         let mut shown_files: HashMap<i64, MapFile> = HashMap::new();
         let mut shown_syms: HashSet<i64> = HashSet::new();
@@ -533,6 +696,7 @@ impl Index {
                 traced,
                 unparsed: Vec::new(),
                 unparsed_total: 0,
+                focus: options.focus.clone(),
             }
             .header(),
         ) + 25
@@ -541,6 +705,7 @@ impl Index {
                 .map(|u| estimate_tokens(&u.path) + estimate_tokens(&u.error.message) + 3)
                 .sum::<usize>();
         let mut dirs: HashSet<String> = HashSet::new();
+        let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
         let budget = options.budget;
         let mut misses = 0;
         let candidates = first.iter().copied().chain(order.iter().map(|(id, _)| *id));
@@ -618,6 +783,11 @@ impl Index {
                         .filter(|(_, sid, _)| *sid == Some(s.id))
                         .map(|(_, _, e)| e.clone())
                         .collect(),
+                    calls_to: if s.kind.is_callable() {
+                        self.callees(&mut callee_cache, s.file_id, s.id, &sym_ranks)?
+                    } else {
+                        Vec::new()
+                    },
                 };
                 cost += estimate_tokens(&symbol_line(&ms));
                 cost += ms
@@ -646,7 +816,17 @@ impl Index {
             .values()
             .filter(|f| !shown_files.contains_key(&f.id) && allowed(f.id))
             .collect();
+        let focus_pos = |id: i64| {
+            focus_files
+                .iter()
+                .position(|f| *f == id)
+                .unwrap_or(usize::MAX)
+        };
         rest.sort_by(|a, b| {
+            let by_focus = focus_pos(a.id).cmp(&focus_pos(b.id));
+            if by_focus != std::cmp::Ordering::Equal {
+                return by_focus;
+            }
             let ra = file_ranks.get(&a.id).copied().unwrap_or(0.0);
             let rb = file_ranks.get(&b.id).copied().unwrap_or(0.0);
             rb.total_cmp(&ra).then(a.path.cmp(&b.path))
@@ -692,6 +872,7 @@ impl Index {
             traced,
             unparsed,
             unparsed_total,
+            focus: options.focus.clone(),
         };
         map.tokens = estimate_tokens(&map.render());
         Ok(map)

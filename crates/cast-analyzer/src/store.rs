@@ -15,10 +15,13 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
+// The full-text tables are contentless (the text is not stored twice; rows are deleted by id) and
+// keep positions (`detail=full`): FTS5's bm25() gives 0 for every row of a contentless table
+// with `detail=column` or `detail=none` (measured with the bundled SQLite 3.54).
 const SCHEMA: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE files(
@@ -61,12 +64,33 @@ CREATE TABLE symbols(
 );
 CREATE INDEX symbols_file ON symbols(file_id, ord);
 CREATE INDEX symbols_name ON symbols(name);
+CREATE VIRTUAL TABLE symbol_terms USING fts5(
+    name, context, signature, doc, body,
+    content='', contentless_delete=1,
+    tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE file_terms USING fts5(
+    path, doc, body,
+    content='', contentless_delete=1,
+    tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE symbol_vocab USING fts5vocab(symbol_terms, 'row');
+CREATE VIRTUAL TABLE file_vocab USING fts5vocab(file_terms, 'row');
 ";
 
 /// Flags stored per file.
 pub(crate) const FLAG_SYNTAX_ERRORS: i64 = 1;
 pub(crate) const FLAG_LOSSY: i64 = 2;
 pub(crate) const FLAG_SKIPPED: i64 = 4;
+
+/// `WHERE` condition selecting the files that were parsed (not skipped).
+pub(crate) const PARSED_FILES: &str = "flags & 4 = 0";
+/// `WHERE` condition selecting the files that were skipped.
+pub(crate) const SKIPPED_FILES: &str = "flags & 4 != 0";
+const _: () = assert!(
+    FLAG_SKIPPED == 4,
+    "PARSED_FILES and SKIPPED_FILES spell FLAG_SKIPPED"
+);
 
 /// Where the index of `root` lives by default.
 pub fn default_db_path(root: &Path) -> PathBuf {
@@ -185,9 +209,10 @@ pub(crate) fn remove_files(db: &Path) {
 /// Drops whatever the file holds and creates the current schema. Runs inside the caller's
 /// write transaction.
 pub(crate) fn reset(conn: &Connection) -> rusqlite::Result<()> {
+    // Virtual tables first: dropping one drops its shadow tables, which are then skipped.
     let tables: Vec<(String, String)> = {
         let mut stmt = conn.prepare(
-            "SELECT type, name FROM sqlite_master WHERE type IN ('table','index','view','trigger') AND name NOT LIKE 'sqlite_%'",
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table','index','view','trigger') AND name NOT LIKE 'sqlite_%' ORDER BY (sql LIKE 'CREATE VIRTUAL%') DESC",
         )?;
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?
@@ -225,6 +250,147 @@ pub(crate) fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<
 
 pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
     state(conn)
+}
+
+/// The full-text fields of one symbol, each a space-separated string of terms
+/// ([`crate::text`]). Columns of `symbol_terms`, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SymbolTerms {
+    /// The symbol's name.
+    pub name: String,
+    /// The module path and the enclosing classes and functions.
+    pub context: String,
+    /// The parameters and annotations of the signature.
+    pub signature: String,
+    /// The docstring.
+    pub doc: String,
+    /// The distinct terms of the symbol's own lines (nested definitions excluded): the
+    /// identifiers it uses, its comments and string words.
+    pub body: String,
+}
+
+/// The full-text fields of one file. Columns of `file_terms`, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct FileTerms {
+    /// The path's words (folders, module name).
+    pub path: String,
+    /// The module docstring (or an HTML title).
+    pub doc: String,
+    /// Every term of the file, each counted at most a few times.
+    pub body: String,
+}
+
+/// Which full-text table a query runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TermTable {
+    Symbols,
+    Files,
+}
+
+impl TermTable {
+    fn table(self) -> &'static str {
+        match self {
+            TermTable::Symbols => "symbol_terms",
+            TermTable::Files => "file_terms",
+        }
+    }
+
+    fn vocab(self) -> &'static str {
+        match self {
+            TermTable::Symbols => "symbol_vocab",
+            TermTable::Files => "file_vocab",
+        }
+    }
+}
+
+pub(crate) fn insert_symbol_terms(
+    conn: &Connection,
+    id: i64,
+    t: &SymbolTerms,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO symbol_terms(rowid, name, context, signature, doc, body) VALUES (?1,?2,?3,?4,?5,?6)",
+    )?
+    .execute(params![id, t.name, t.context, t.signature, t.doc, t.body])?;
+    Ok(())
+}
+
+pub(crate) fn delete_symbol_terms(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM symbol_terms WHERE rowid = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+pub(crate) fn insert_file_terms(conn: &Connection, id: i64, t: &FileTerms) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT INTO file_terms(rowid, path, doc, body) VALUES (?1,?2,?3,?4)")?
+        .execute(params![id, t.path, t.doc, t.body])?;
+    Ok(())
+}
+
+pub(crate) fn delete_file_terms(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM file_terms WHERE rowid = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+/// Rows of a full-text table matching any of `terms`, best first by FTS5's `bm25()` with one
+/// weight per column (FTS5 sums the column-weighted term frequencies before saturating them,
+/// over the whole row's length: a BM25F). Scores are returned positive (higher is better).
+pub(crate) fn match_terms(
+    conn: &Connection,
+    table: TermTable,
+    terms: &[String],
+    weights: &[f64],
+    limit: usize,
+) -> rusqlite::Result<Vec<(i64, f64)>> {
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let query = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let weights = weights
+        .iter()
+        .map(|w| format!("{w}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let name = table.table();
+    let sql = format!(
+        "SELECT rowid, -bm25({name}, {weights}) AS s FROM {name} WHERE {name} MATCH ?1 ORDER BY bm25({name}, {weights}) LIMIT ?2"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![query, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// In how many rows of a full-text table each term occurs (terms that occur nowhere are left
+/// out), and the number of rows.
+pub(crate) fn doc_freqs(
+    conn: &Connection,
+    table: TermTable,
+    terms: &[String],
+) -> rusqlite::Result<(std::collections::HashMap<String, i64>, i64)> {
+    let mut out = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT doc FROM {} WHERE term = ?1",
+        table.vocab()
+    ))?;
+    for t in terms {
+        if let Some(n) = stmt.query_row([t], |r| r.get::<_, i64>(0)).optional()? {
+            out.insert(t.clone(), n);
+        }
+    }
+    let rows = match table {
+        TermTable::Symbols => conn.query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get(0))?,
+        TermTable::Files => conn.query_row(
+            &format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"),
+            [],
+            |r| r.get(0),
+        )?,
+    };
+    Ok((out, rows))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{AnalyzerError, Index, IndexOptions, MapOptions, Refresh};
+use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -243,6 +243,7 @@ fn map_fits_the_budget_with_the_top_ranked_symbols() {
         .map(&MapOptions {
             budget: 110,
             trace: None,
+            focus: None,
         })
         .unwrap();
     assert!(small.tokens <= 110, "{} tokens", small.tokens);
@@ -264,6 +265,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         .map(&MapOptions {
             budget: 2000,
             trace: Some(trace),
+            focus: None,
         })
         .unwrap();
     let text = map.render();
@@ -273,8 +275,8 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         vec!["inventory/report.py", "inventory/store.py", "main.py"],
         "{text}"
     );
-    assert!(text.contains("def demo()  [ran 1×]"), "{text}");
-    assert!(text.contains("def summary(self)  [ran 1×]"), "{text}");
+    assert!(line_with(&text, "def demo()", "[ran 1×]"), "{text}");
+    assert!(line_with(&text, "def summary(self)", "[ran 1×]"), "{text}");
     assert!(!text.contains("models.py"), "{text}");
     assert_eq!(map.trace_unmatched, vec!["/usr/lib/python3.11/decimal.py"]);
 
@@ -285,6 +287,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         .map(&MapOptions {
             budget: 2000,
             trace: Some(parse_trace(log).unwrap()),
+            focus: None,
         })
         .unwrap();
     let text = map.render();
@@ -292,7 +295,10 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
         text.contains("26 │ return round(value, 2)  [ERROR: TypeError: bad total]"),
         "{text}"
     );
-    assert!(text.contains("def round_money(value)  [ran 1×]"), "{text}");
+    assert!(
+        line_with(&text, "def round_money(value)", "[ran 1×]"),
+        "{text}"
+    );
     assert!(!text.contains("store.py"), "{text}");
 }
 
@@ -353,6 +359,134 @@ fn find_ranks_by_name_docstring_and_rank() {
     let found = index.find("text report", 3).unwrap();
     assert_eq!(found.files[0].path, "inventory/report.py");
     assert!(index.find("   ", 3).is_err());
+}
+
+/// Whether one line of `text` holds both pieces (a map line may show calls between them).
+fn line_with(text: &str, a: &str, b: &str) -> bool {
+    text.lines().any(|l| l.contains(a) && l.contains(b))
+}
+
+fn file_paths(index: &Index, query: &str) -> Vec<String> {
+    index
+        .find_with(query, 10, FindMode::Files)
+        .unwrap()
+        .files
+        .into_iter()
+        .map(|h| h.path)
+        .collect()
+}
+
+#[test]
+fn the_full_text_index_follows_edits_touches_and_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py");
+    std::fs::write(
+        &a,
+        "def feed():\n    '''Feed the zebra.'''\n    return 'zebra'\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b.py"), "def other():\n    return 1\n").unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(file_paths(&index, "zebra"), vec!["a.py"]);
+    let found = index.find("zebra", 5).unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("feed"));
+    drop(index);
+
+    // Touched (same content, new mtime): still found, not re-read.
+    let t = std::fs::metadata(&a).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(index.report().unwrap().touched, 1);
+    assert_eq!(file_paths(&index, "zebra"), vec!["a.py"]);
+    drop(index);
+
+    // Edited: the old words leave the index, the new ones are found.
+    std::fs::write(
+        &a,
+        "def feed():\n    '''Feed the giraffe.'''\n    return 'giraffe'\n",
+    )
+    .unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(file_paths(&index, "zebra").is_empty());
+    assert!(index.find("zebra", 5).unwrap().symbols.is_empty());
+    assert_eq!(file_paths(&index, "giraffe"), vec!["a.py"]);
+    drop(index);
+
+    // Deleted: no postings left.
+    std::fs::remove_file(&a).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(file_paths(&index, "giraffe").is_empty());
+    assert!(index.find("giraffe", 5).unwrap().symbols.is_empty());
+}
+
+#[test]
+fn files_rank_by_identifiers_and_demote_tests_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    };
+    w(
+        "pkg/session.py",
+        "class Session:\n    def send(self, request):\n        '''Send a prepared request.'''\n        return request\n",
+    );
+    w(
+        "pkg/adapters.py",
+        "def send_all(requests):\n    '''Send every request, one by one, and send again.'''\n    return [r for r in requests]\n",
+    );
+    w(
+        "tests/test_session.py",
+        "from pkg.session import Session\n\ndef test_send():\n    Session().send('send request')\n    Session().send('send request again')\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    // The file defining the identifier written in the query comes first.
+    let found = index
+        .find_with("Session.send drops the request", 5, FindMode::Files)
+        .unwrap();
+    assert_eq!(found.files[0].path, "pkg/session.py");
+    assert!(
+        found.files[0].scores.ident > 0.0,
+        "{:?}",
+        found.files[0].scores
+    );
+    // The test mentions the words most but is demoted …
+    let found = index.find_with("send request", 5, FindMode::Files).unwrap();
+    let test = found
+        .files
+        .iter()
+        .find(|h| h.path == "tests/test_session.py");
+    assert!(test.is_some_and(|h| h.scores.factor < 1.0), "{found:?}");
+    // … unless the query is about tests.
+    let found = index
+        .find_with("test send request", 5, FindMode::Files)
+        .unwrap();
+    let test = found
+        .files
+        .iter()
+        .find(|h| h.path == "tests/test_session.py");
+    assert!(test.is_some_and(|h| h.scores.factor == 1.0), "{found:?}");
+}
+
+#[test]
+fn a_focused_map_shows_the_task_first() {
+    let dir = copy_fixture("inventory");
+    let index = Index::open(dir.path()).unwrap();
+    let map = index
+        .map(&MapOptions {
+            budget: 120,
+            trace: None,
+            focus: Some("one line of text per item in a report".into()),
+        })
+        .unwrap();
+    let text = map.render();
+    assert!(text.contains("def line(item, qty)"), "{text}");
+    assert!(text.contains("for the task first"), "{text}");
 }
 
 #[test]

@@ -34,15 +34,18 @@ pub struct Args {
     /// `ask` (show each change and apply it on yes), `auto` or `read-only`.
     #[arg(long, value_name = "MODE", default_value = "ask")]
     approval: ApprovalMode,
-    /// Offer `run_command` (each command is approved first in ask mode).
+    /// Offer `run_command` (each command is approved first in ask mode, and runs confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
     /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
     /// applied and its result names the line and the parser's message).
     #[arg(long)]
     refuse_syntax_errors: bool,
-    /// Run this command before finishing when files changed (see `cast run --help`); default:
-    /// the `test_cmd` preference.
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
+    /// Run this command before finishing when files changed (`auto`: find the project's; see
+    /// `cast run --help`); default: the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix).
@@ -67,7 +70,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     };
     let root = builder.root().to_path_buf();
     let (session, memory) = crate::run::open_session(&root, args.resume.as_deref())?;
-    let test_cmd = crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref());
+    let test_cmd =
+        crate::run::test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root);
     let config = AgentConfig {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
@@ -77,6 +81,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         ..AgentConfig::default()
     };
     let agent = builder
+        .sandbox(crate::sandbox::resolve(&args.sandbox, &root)?)
         .allow_commands(args.allow_commands)
         .refuse_syntax_errors(args.refuse_syntax_errors)
         .read_only(read_only)
@@ -93,9 +98,10 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         memory,
     };
     out.line(&format!(
-        "cast chat · {} · {} · session {}\n/help for commands, Ctrl-D to leave.",
+        "cast chat · {} · {} · sandbox {} · session {}\n/help for commands, Ctrl-D to leave.",
         chat.agent.llm.describe(),
         chat.root.display(),
+        chat.agent.ctx.sandbox.mode,
         chat.session.id
     ))?;
     let stdin = std::io::stdin();

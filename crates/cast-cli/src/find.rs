@@ -2,18 +2,24 @@
 
 use std::path::PathBuf;
 
+use cast_analyzer::FindMode;
+
 use crate::{Exit, Out};
 
-/// Find the symbols and files most relevant to a natural-language or identifier query.
+/// Find the files and symbols a task or a question is about.
 ///
-/// Each symbol is scored on four dimensions — its name (words and string similarity), its
-/// signature, its docstring, and its body — blended with its PageRank; --json shows every
-/// score. Files are scored on their path and description plus their best symbol. See
-/// docs/analyzer.md for the formula.
+/// The query — words, identifiers, a whole issue or commit message — runs against the
+/// full-text index built with the code index (BM25F over paths, names, signatures, docstrings
+/// and bodies), then identifiers written in the query (`Session.send`, `parse_header`,
+/// `client.py`) are looked up exactly, personalised PageRank over the import and call graphs
+/// credits what the best hits use, and tests and stubs are demoted unless asked for. See
+/// docs/analyzer.md for every weight.
 ///
-/// Text: `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, best first, then the best
-/// files. With --json, one object per hit (`kind` is "symbol" or "file", `scores` holds each
-/// dimension). The index is built or refreshed first when needed. Exits 1 when nothing matches.
+/// With --files: the best files, `PATH  — DOC  (matching symbols)  [SCORE]`. Without: the best
+/// symbols, `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, then up to 5 files.
+/// With --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores`
+/// with each component). The index is built or refreshed first when needed. Exits 1 when
+/// nothing matches.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json"
@@ -25,9 +31,12 @@ pub struct Args {
     /// The root of the code base.
     #[arg(long, value_name = "PATH", default_value = ".")]
     root: PathBuf,
-    /// How many symbols to show (and up to 5 files).
+    /// How many results to show (symbols, or files with --files).
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
+    /// Rank files instead of symbols.
+    #[arg(long)]
+    files: bool,
     /// The database file (default: ROOT/.cast/index.sqlite).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
@@ -38,7 +47,12 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let index = crate::index::open(&args.root, args.db)?;
-    let found = index.find(&args.query, args.top.max(1))?;
+    let mode = if args.files {
+        FindMode::Files
+    } else {
+        FindMode::Symbols
+    };
+    let found = index.find_with(&args.query, args.top.max(1), mode)?;
     if args.json {
         for h in found.symbols.iter().chain(&found.files) {
             out.json(h)?;

@@ -16,8 +16,10 @@ mod ls;
 mod map;
 mod mcp;
 mod output;
+mod pending;
 mod read;
 mod run;
+mod sandbox;
 mod sessions;
 mod show;
 mod skeleton;
@@ -62,6 +64,7 @@ enum Command {
     Text2Agent(skill::Text2AgentArgs),
     Optimize(skill::OptimizeArgs),
     Sessions(sessions::Args),
+    Pending(pending::Args),
     Trace(trace::Args),
     Grep(grep::Args),
     Glob(glob::Args),
@@ -78,6 +81,9 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    if let Some(code) = sandbox::dispatch_helper() {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -97,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Text2Agent(args) => skill::text2agent(args, &mut out),
         Command::Optimize(args) => skill::optimize(args, &mut out),
         Command::Sessions(args) => sessions::run(args, &mut out),
+        Command::Pending(args) => pending::run(args, &mut out),
         Command::Trace(args) => trace::run(args, &mut out),
         Command::Grep(args) => grep::run(args, &mut out),
         Command::Glob(args) => glob::run(args, &mut out),

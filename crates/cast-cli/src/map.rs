@@ -17,11 +17,14 @@ use crate::{Exit, Out};
 /// counts ([ran N×]) and errors are shown at their line ([ERROR: …]). The JSON-lines format is
 /// described in docs/analyzer.md.
 ///
+/// With --focus TASK, the map is personalised for a task: the files and symbols `cast find`
+/// ranks highest for it come first, then the rest by PageRank, within the same budget.
+///
 /// The index (PATH/.cast/index.sqlite) is built or refreshed first when needed.
 /// With --json, one JSON object per shown file (its symbols inside), then a summary object.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  cast map                          # this folder, about 2,000 tokens\n  cast map ~/src/app --budget 8000  # a bigger map\n  pytest 2>&1 | tee log; cast map --trace log"
+    after_help = "Examples:\n  cast map                          # this folder, about 2,000 tokens\n  cast map ~/src/app --budget 8000  # a bigger map\n  pytest 2>&1 | tee log; cast map --trace log\n  cast map --focus \"the pager leaks its temp file\""
 )]
 pub struct Args {
     /// The root of the code base.
@@ -33,6 +36,10 @@ pub struct Args {
     /// A traceback, pytest log or JSON-lines execution log to map onto the code.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// A task in words: the files and symbols it is about come first (ranked as `cast find`
+    /// ranks them), then the rest by PageRank.
+    #[arg(long, value_name = "TASK")]
+    focus: Option<String>,
     /// The database file (default: PATH/.cast/index.sqlite).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
@@ -69,6 +76,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let map = index.map(&MapOptions {
         budget: args.budget,
         trace,
+        focus: args.focus,
     })?;
     if args.json {
         for f in &map.files {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use cast_agent::{AgentBuilder, BuildError};
 
-use cast_agent::agent::{AgentConfig, Event, Stop};
+use cast_agent::agent::{AgentConfig, Event, Stop, TestsSummary};
 use cast_agent::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
 use cast_agent::config::ModelFlags;
 use cast_agent::memory::{PersistentMemory, Session};
@@ -23,8 +23,20 @@ use crate::{Exit, Out};
 /// CAST_PROTOCOL), ROOT/.cast/config.toml and ~/.config/cast/config.toml ([model] provider,
 /// name, base_url, api_key, protocol, stream, timeout_s, retries).
 ///
-/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call),
-/// 2 when no model is configured or the model could not be reached.
+/// Commands run for the model (run_command with --allow-commands, --test-cmd and its fix
+/// loop) are confined by the command sandbox (--sandbox, CAST_SANDBOX, `[sandbox] mode` in a
+/// config file). In `workspace-write`, the default, a command may read the whole file system
+/// but write only inside the workspace root (never into its .git/ or .cast/) and a private
+/// temporary folder ($TMPDIR), and may not open network sockets (Unix sockets are fine); child
+/// processes inherit this. `read-only` allows writes only in $TMPDIR. On Linux this is
+/// Landlock (kernel 6.2+), seccomp and a private mount namespace; where the system cannot
+/// confine commands they are refused, never run unconfined: `danger-full-access` turns the
+/// sandbox off and must be chosen knowingly (not from the workspace's own config file). See
+/// docs/tools.md.
+///
+/// Exit status: 0 when the agent finished, 1 when it was stopped (step limit, repeated call)
+/// or its test command cannot be confined, 2 when no model is configured or the model could
+/// not be reached.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  OPENAI_API_KEY=sk-… cast run \"add a --verbose flag to cli.py\"\n  OPENAI_BASE_URL=http://localhost:11434/v1 CAST_MODEL=qwen2.5-coder:14b cast run --root ~/src/app \"why does test_login fail?\"\n  cast run --json --read-only \"explain how caching works\" > events.jsonl"
@@ -49,7 +61,10 @@ pub struct Args {
     #[arg(long, value_name = "MODE", default_value = "auto")]
     approval: ApprovalMode,
     /// Run this command (e.g. "pytest -q") before finishing when files changed; a failure goes
-    /// back to the model, mapped onto the code, for up to 3 fix attempts.
+    /// back to the model, mapped onto the code, for up to 3 fix attempts. `auto` finds the
+    /// project's command: `cargo test` (Cargo.toml), `go test ./...` (go.mod), pytest or
+    /// unittest (Python tests), `npm test` (package.json's test script). Default: the
+    /// remembered `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
     test_cmd: Option<String>,
     /// Continue a session (an id or a unique prefix, see `cast sessions`): its conversation and
@@ -59,13 +74,16 @@ pub struct Args {
     /// Do not answer from the cache of earlier answers (used only when no file changed since).
     #[arg(long)]
     no_cache: bool,
-    /// Offer `run_command` (the model can run any shell command in the workspace).
+    /// Offer `run_command` (the model can run shell commands in the workspace, confined by
+    /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
     /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
     /// applied and its result names the line and the parser's message).
     #[arg(long)]
     refuse_syntax_errors: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
     #[arg(long)]
     json: bool,
@@ -149,12 +167,25 @@ pub(crate) fn preferences(memory: Option<&PersistentMemory>) -> Vec<(String, Str
     memory.and_then(|m| m.prefs().ok()).unwrap_or_default()
 }
 
-/// `--test-cmd` when given, else the remembered `test_cmd` preference.
+/// `--test-cmd` when given, else the remembered `test_cmd` preference; `auto` is the command
+/// found from the project's files (a warning says when none is found).
 pub(crate) fn test_cmd_or_remembered(
     given: Option<String>,
     memory: Option<&PersistentMemory>,
+    root: &std::path::Path,
 ) -> Option<String> {
-    given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))
+    let cmd = given.or_else(|| memory.and_then(|m| m.pref("test_cmd").ok().flatten()))?;
+    if cmd.trim() != "auto" {
+        return Some(cmd);
+    }
+    let found = cast_agent::detect_test_command(root);
+    match &found {
+        Some(cmd) => crate::output::warn(format_args!("--test-cmd auto: {cmd}")),
+        None => crate::output::warn(
+            "--test-cmd auto: no test command found (no Cargo.toml, go.mod, Python tests or npm test script); changes will not be tested",
+        ),
+    }
+    found
 }
 
 /// Prints a run's events as they come, as text or as JSON lines. The first write error stops
@@ -214,15 +245,25 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         max_steps: args.max_steps.max(1),
         approver: (args.approval == ApprovalMode::Ask)
             .then(|| Arc::new(TerminalApprover) as Arc<dyn Approver>),
-        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref()),
+        test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root),
         ..AgentConfig::default()
     };
+    let sandbox = crate::sandbox::resolve(&args.sandbox, &root)?;
+    if config.test_cmd.is_some()
+        && let Err(err) = sandbox.check()
+    {
+        // Refused before the model is asked: the run could never pass its tests.
+        crate::output::warn(format_args!("the test command cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
     let agent = builder
+        .sandbox(sandbox)
         .allow_commands(args.allow_commands)
         .refuse_syntax_errors(args.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(preferences(memory.as_ref()))
+        .task(&args.task)
         .build();
     let runtime = runtime()?;
     let mut printer = EventPrinter::new(args.json);
@@ -315,7 +356,12 @@ impl Approver for TerminalApprover {
 
 pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
     match event {
-        Event::Start { model, root, .. } => out.line(&format!("cast · {model} · {root}")),
+        Event::Start {
+            model,
+            root,
+            sandbox,
+            ..
+        } => out.line(&format!("cast · {model} · {root} · sandbox {sandbox}")),
         Event::Thought { .. } | Event::Model { .. } | Event::Delta { .. } => Ok(()),
         Event::Retry {
             attempt,
@@ -367,11 +413,15 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
             stop: Stop::Finished,
             steps,
             changed_files,
+            tests,
             ..
         } => {
             out.line(&format!("\nFinished in {steps} step(s)."))?;
             if !changed_files.is_empty() {
                 out.line(&format!("Changed: {}", changed_files.join(", ")))?;
+            }
+            if let Some(tests) = tests_line(tests) {
+                out.line(&tests)?;
             }
             if response.is_empty() {
                 return Ok(());
@@ -382,4 +432,22 @@ pub(crate) fn print_event(out: &mut Out, event: &Event) -> std::io::Result<()> {
         // changed: print that once, not a summary line saying the same first.
         Event::Final { response, .. } => out.line(&format!("\n{response}")),
     }
+}
+
+/// What a finished run's summary says about testing its changes (`None` when nothing changed).
+fn tests_line(tests: &TestsSummary) -> Option<String> {
+    Some(match tests {
+        TestsSummary::NothingChanged => return None,
+        TestsSummary::NoCommand => {
+            "Tests: none ran (no test command; give --test-cmd CMD, or --test-cmd auto)".to_owned()
+        }
+        TestsSummary::NotRun { command } => format!("Tests: `{command}` did not run"),
+        TestsSummary::NoneCollected { command } => {
+            format!("Tests: none ran (`{command}` found no tests; nothing was checked)")
+        }
+        TestsSummary::Passed { command, runs } => format!("Tests: `{command}` passed (run {runs})"),
+        TestsSummary::Failing { command, runs } => {
+            format!("Tests: `{command}` failing after {runs} run(s)")
+        }
+    })
 }

@@ -77,6 +77,8 @@ struct SkillRunArgs {
     /// One JSON event per line, then a `report` event.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn text2agent(args: Text2AgentArgs, out: &mut Out) -> anyhow::Result<Exit> {
@@ -244,7 +246,17 @@ fn run_skill(
         test_cmd: Some(skills::validation_command(root)),
         ..AgentConfig::default()
     };
-    let agent = builder.skill(skill).config(config).build();
+    let sandbox = crate::sandbox::resolve(&run.sandbox, root)?;
+    if let Err(err) = sandbox.check() {
+        // The validation could never run: refuse before the model is asked.
+        crate::output::warn(format_args!("the validation cannot run: {err}"));
+        return Ok(Exit::NothingOrRefused);
+    }
+    let agent = builder
+        .sandbox(sandbox.clone())
+        .skill(skill)
+        .config(config)
+        .build();
     let runtime = crate::run::runtime()?;
     let mut printer = crate::run::EventPrinter::new(json);
     let mut diffs: Vec<(String, String)> = Vec::new();
@@ -260,7 +272,7 @@ fn run_skill(
             .await
     });
     printer.finish()?;
-    let (validated, output) = skills::validate(root);
+    let (validated, output) = skills::validate(&sandbox, root);
     let diff: String = diffs
         .iter()
         .map(|(_, d)| d.as_str())

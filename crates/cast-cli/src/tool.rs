@@ -36,6 +36,8 @@ pub struct Args {
     /// applied and its result names the line and the parser's message).
     #[arg(long)]
     refuse_syntax_errors: bool,
+    #[command(flatten)]
+    sandbox: crate::sandbox::SandboxArgs,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -58,6 +60,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     })?;
     let mut ctx = ToolContext::new(&args.root)?;
     ctx.refuse_syntax_errors = args.refuse_syntax_errors;
+    ctx.sandbox = crate::sandbox::resolve(&args.sandbox, ctx.workspace.root())?;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

@@ -28,6 +28,10 @@ pub struct ToolContext {
     /// Refuse an edit that leaves a file which parses unparseable (by default it is applied
     /// and the result names the line and the parser's message).
     pub refuse_syntax_errors: bool,
+    /// How commands run for the model are confined (`run_command`, the agent's test command,
+    /// the skills' validation). The default, `workspace-write` without a helper, refuses to run
+    /// commands until the embedding program names its helper (see [`cast_sandbox::Helper`]).
+    pub sandbox: cast_sandbox::Sandbox,
 }
 
 /// 32 KiB: about 8,000 tokens, enough for a 250-line read and small enough to keep a context
@@ -36,7 +40,7 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 32 * 1024;
 
 impl ToolContext {
     /// A context over `root` with the defaults: edits applied, 32 KiB outputs, 10-minute
-    /// command limit.
+    /// command limit, commands confined to the workspace (`workspace-write`).
     pub fn new(root: impl AsRef<Path>) -> Result<Self, SandboxError> {
         Ok(ToolContext {
             workspace: Workspace::new(root)?,
@@ -44,6 +48,7 @@ impl ToolContext {
             edit_mode: EditMode::Apply,
             max_command_seconds: 600,
             refuse_syntax_errors: false,
+            sandbox: cast_sandbox::Sandbox::default(),
         })
     }
 }

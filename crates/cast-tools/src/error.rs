@@ -18,6 +18,9 @@ pub enum ToolError {
     Disabled { tool: String, reason: String },
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// A command was not run: it could not be confined as the command sandbox's mode requires.
+    #[error(transparent)]
+    CommandSandbox(#[from] cast_sandbox::ConfinementError),
     #[error("{tool} failed: {message}")]
     Failed { tool: String, message: String },
 }
@@ -25,6 +28,9 @@ pub enum ToolError {
 impl ToolError {
     /// Whether the call was refused by a rule (sandbox, disabled tool) rather than malformed.
     pub fn is_refusal(&self) -> bool {
-        matches!(self, ToolError::Sandbox(_) | ToolError::Disabled { .. })
+        matches!(
+            self,
+            ToolError::Sandbox(_) | ToolError::CommandSandbox(_) | ToolError::Disabled { .. }
+        )
     }
 }

@@ -3,7 +3,9 @@
 //! `cast-tools` owns one registry of tools — each with a name, a description written for a
 //! model, a JSON Schema for its parameters (from serde + schemars), validated dispatch, and a
 //! capped result with a text for the model and structured data — the workspace sandbox that keeps
-//! every path inside the root, and the MCP server that serves the same registry over stdio. The
+//! every path inside the root, the one function that spawns every command run for a model
+//! ([`tools::run_shell`], confined by [`ToolContext::sandbox`], see [`cast_sandbox`]), and the
+//! MCP server that serves the same registry over stdio. The
 //! `cast` subcommands, the agent loop and MCP clients all call [`Registry::call`].
 //!
 //! ```
@@ -37,6 +39,7 @@ pub mod tools;
 pub use cast_analyzer;
 pub use cast_coder;
 pub use cast_parser;
+pub use cast_sandbox;
 pub use cast_searcher;
 
 pub use context::{DEFAULT_MAX_OUTPUT_BYTES, EditMode, ToolContext};

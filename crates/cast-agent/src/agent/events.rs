@@ -10,6 +10,7 @@ use crate::approval::PendingEdit;
 use crate::llm::Usage;
 use crate::memory::Session;
 pub use crate::runner::CallStatus;
+pub use crate::test_fix::TestsSummary;
 
 /// One action the agent took: the seed's `{tool, reason, params, result, timestamp}`.
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +50,8 @@ pub enum Event {
         root: String,
         task: String,
         tools: Vec<String>,
+        /// The command sandbox's mode (`read-only`, `workspace-write`, `danger-full-access`).
+        sandbox: String,
     },
     /// The model answered: the estimated prompt size, the tokens the provider counted, and how
     /// long the answer took.
@@ -108,6 +111,8 @@ pub enum Event {
         stop: Stop,
         steps: usize,
         changed_files: Vec<String>,
+        /// Whether the changes were tested.
+        tests: TestsSummary,
         usage: Usage,
     },
 }
@@ -127,6 +132,8 @@ pub struct RunOutcome {
     pub files_read: Vec<String>,
     /// Changes the user rejected in `ask` mode.
     pub pending: Vec<PendingEdit>,
+    /// Whether the changes were tested.
+    pub tests: TestsSummary,
 }
 
 /// Wall time of a run, split into waiting for the model, running tools, and the rest (the

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use cast_tools::{Registry, ToolContext};
 
 pub use crate::clock::now;
-pub use events::{CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
+pub use events::{CallStatus, Event, HistoryEntry, RunOutcome, Stop, TestsSummary, Timings};
 
 use crate::approval::{Approver, PendingEdit};
 use crate::llm::{Llm, Message, ToolDef};

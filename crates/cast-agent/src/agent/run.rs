@@ -8,7 +8,7 @@ use cast_tools::cast_coder::search_replace::has_file_edit_tags;
 use cast_tools::tools::{EditFile, FILE_EDITS, Finish, ReadFile};
 use serde_json::{Value, json};
 
-use super::{Agent, CallStatus, Event, HistoryEntry, RunOutcome, Stop, Timings};
+use super::{Agent, CallStatus, Event, HistoryEntry, RunOutcome, Stop, TestsSummary, Timings};
 use crate::approval::PendingEdit;
 use crate::clock::now;
 use crate::llm::{ChatRequest, ChatResponse, Message, Progress, ToolCall, ToolDef, Usage};
@@ -53,6 +53,7 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            sandbox: agent.ctx.sandbox.mode.to_string(),
         });
         messages.push(Message::user(task));
         Run {
@@ -103,7 +104,14 @@ impl<'a> Run<'a> {
                     .await;
                 return;
             }
-            // An answer without a tool call is the final answer.
+            // An answer without a tool call is the final answer — once the changes pass the
+            // tests, as for `finish`.
+            if !self.changed.is_empty()
+                && let Some(failure) = self.test_changes(step).await
+            {
+                messages.push(Message::user(failure));
+                return;
+            }
             self.response = Some(answer.content);
             self.stop = Some(Stop::Finished);
             return;
@@ -255,8 +263,12 @@ impl<'a> Run<'a> {
         {
             self.files_read.push(read.path.clone());
         }
-        if call.name == Finish::NAME && outcome.is_ok() && !self.changed.is_empty() {
-            outcome = self.check_tests(step, outcome).await;
+        if call.name == Finish::NAME
+            && outcome.is_ok()
+            && !self.changed.is_empty()
+            && let Some(failure) = self.test_changes(step).await
+        {
+            outcome = CallOutcome::refused(failure);
         }
         if outcome.is_ok()
             && let Some(change) = &outcome.change
@@ -305,11 +317,11 @@ impl<'a> Run<'a> {
         (content, ok)
     }
 
-    /// The test-fix loop on a `finish` after changes: a failure refuses the `finish`.
-    async fn check_tests(&mut self, step: usize, finish: CallOutcome) -> CallOutcome {
-        let Some(tests) = self.tests.as_mut() else {
-            return finish;
-        };
+    /// The test-fix loop, when the model says it is done after changing files: `Some(what to
+    /// tell the model)` when the tests fail (at the last allowed attempt the run also stops),
+    /// `None` when they pass, find no tests, or no test command is set.
+    async fn test_changes(&mut self, step: usize) -> Option<String> {
+        let tests = self.tests.as_mut()?;
         let (run, verdict) = tests.check(&self.agent.ctx).await;
         (self.sink)(&Event::Tests {
             step,
@@ -318,11 +330,11 @@ impl<'a> Run<'a> {
             summary: summary(&run.feedback),
         });
         match verdict {
-            Verdict::Passed => finish,
-            Verdict::Retry(text) => CallOutcome::refused(text),
+            Verdict::Passed => None,
+            Verdict::Retry(text) => Some(text),
             Verdict::GiveUp(text, why) => {
                 self.stop = Some(Stop::TestsFailing(why));
-                CallOutcome::refused(text)
+                Some(text)
             }
         }
     }
@@ -335,11 +347,17 @@ impl<'a> Run<'a> {
         let response = self
             .response
             .unwrap_or_else(|| unfinished_summary(&stop, &self.history, &self.changed));
+        let tests = match &self.tests {
+            _ if self.changed.is_empty() => TestsSummary::NothingChanged,
+            None => TestsSummary::NoCommand,
+            Some(tests) => tests.summary(),
+        };
         (self.sink)(&Event::Final {
             response: response.clone(),
             stop: stop.clone(),
             steps: self.steps,
             changed_files: self.changed.clone(),
+            tests: tests.clone(),
             usage: self.usage,
         });
         RunOutcome {
@@ -355,6 +373,7 @@ impl<'a> Run<'a> {
             },
             files_read: self.files_read,
             pending: self.pending,
+            tests,
         }
     }
 }

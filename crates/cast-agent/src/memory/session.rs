@@ -59,6 +59,8 @@ pub struct SessionSummary {
     pub steps: usize,
     pub first_task: String,
     pub last_stop: Option<String>,
+    /// Changes the user did not approve (yet).
+    pub pending: usize,
 }
 
 fn sessions_dir(root: &Path) -> PathBuf {
@@ -237,6 +239,7 @@ impl Session {
                 tasks: s.tasks.len(),
                 steps: s.steps,
                 last_stop: s.last_stop,
+                pending: s.pending.len(),
             })
             .collect();
         out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));

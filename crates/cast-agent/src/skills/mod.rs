@@ -13,6 +13,8 @@ pub mod text2agent;
 use std::path::Path;
 use std::time::Duration;
 
+use cast_tools::cast_sandbox::Sandbox;
+
 /// A preset of the agent loop.
 #[derive(Debug, Clone, Copy)]
 pub struct Skill {
@@ -56,15 +58,19 @@ pub fn validation_command(package_dir: &Path) -> String {
     }
 }
 
-/// Runs the validation; `(passed, output)`.
-pub fn validate(package_dir: &Path) -> (bool, String) {
+/// Runs the validation in the package folder, confined by `sandbox`; `(passed, output)`.
+pub fn validate(sandbox: &Sandbox, package_dir: &Path) -> (bool, String) {
     let command = validation_command(package_dir);
-    match cast_tools::tools::run_shell(package_dir, &command, Duration::from_secs(120)) {
+    match cast_tools::tools::run_shell(sandbox, package_dir, &command, Duration::from_secs(120)) {
         Ok(r) => {
-            let output = format!("$ {command}\n{}{}", r.stdout, r.stderr);
+            let mut output = format!("$ {command}\n{}{}", r.stdout, r.stderr);
+            if let Some(note) = &r.sandbox_note {
+                output.push_str(note);
+                output.push('\n');
+            }
             (r.exit_code == Some(0), output)
         }
-        Err(e) => (false, format!("$ {command}\ncannot start: {e}")),
+        Err(e) => (false, format!("$ {command}\nnot run: {e}")),
     }
 }
 

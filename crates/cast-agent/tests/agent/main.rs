@@ -58,7 +58,10 @@ fn agent(server: &ScriptedServer, root: &std::path::Path, api: Api, max_steps: u
         text_protocol: matches!(api, Api::Text),
     };
     let registry = Registry::standard(RegistryOptions { commands: true });
-    let ctx = ToolContext::new(root).unwrap();
+    let mut ctx = ToolContext::new(root).unwrap();
+    // These tests are about the loop; commands run unconfined here because a test binary is
+    // no sandbox helper. The sandbox is tested through `cast` in tests/e2e/sandbox.rs.
+    ctx.sandbox = cast_tools::cast_sandbox::Sandbox::danger_full_access();
     Agent {
         llm,
         registry: Arc::new(registry),

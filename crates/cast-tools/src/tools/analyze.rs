@@ -1,7 +1,7 @@
 //! Understanding: `analyze_repository` (L1), `get_skeleton` (L2), `show_symbol` (L3) and
 //! `find_symbol`, over cast-analyzer's index of the workspace.
 
-use cast_analyzer::{AnalyzerError, Index, MapOptions};
+use cast_analyzer::{AnalyzerError, FindMode, Index, MapOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -50,6 +50,9 @@ pub struct AnalyzeRepositoryParams {
     /// call events — or the path of a workspace file holding one. The map then ranks the code
     /// the trace ran through first.
     pub trace: Option<String>,
+    /// The task at hand, in words: the map then shows the files and symbols the task is about
+    /// first, and the rest of the code base by importance.
+    pub focus: Option<String>,
 }
 
 /// `analyze_repository`: the L1 logic map.
@@ -60,7 +63,7 @@ impl TypedTool for AnalyzeRepository {
     type Params = AnalyzeRepositoryParams;
     const NAME: &'static str = "analyze_repository";
     const READ_ONLY: bool = true;
-    const DESCRIPTION: &'static str = "Get a map of the whole code base within a token budget: its folders, the most important classes and functions (ranked by how much the code uses them, with signatures), what imports what, and one-line module descriptions. Call it first on an unfamiliar repository. With a trace (a traceback or test output), the map centres on the code that ran.";
+    const DESCRIPTION: &'static str = "Get a map of the whole code base within a token budget: its folders, the most important classes and functions (ranked by how much the code uses them, with signatures), what imports what, and one-line module descriptions. Call it first on an unfamiliar repository. With a trace (a traceback or test output), the map centres on the code that ran; with a focus (the task in words), on the code the task is about.";
 
     fn run(&self, ctx: &ToolContext, p: AnalyzeRepositoryParams) -> Result<ToolOutput, ToolError> {
         let trace = match p.trace.as_deref().map(str::trim) {
@@ -82,6 +85,7 @@ impl TypedTool for AnalyzeRepository {
         let options = MapOptions {
             budget: p.budget.unwrap_or(MapOptions::default().budget).max(100),
             trace,
+            focus: p.focus.filter(|f| !f.trim().is_empty()),
         };
         let index = open_index(ctx, Self::NAME)?;
         match index.map(&options) {
@@ -109,6 +113,7 @@ pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String
     let options = MapOptions {
         budget: budget.max(100),
         trace: Some(trace),
+        focus: None,
     };
     let map = index.map(&options).ok()?;
     map.traced.then(|| map.render())
@@ -183,10 +188,13 @@ impl TypedTool for GetSkeleton {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindSymbolParams {
-    /// Words or an identifier: "parse an HTTP date", "UserSerializer", "retry with backoff".
+    /// Words, identifiers or a whole task: "parse an HTTP date", "UserSerializer", "CliRunner
+    /// loses stderr when the command fails".
     pub query: String,
     /// How many results. Default 10.
     pub top: Option<usize>,
+    /// true: rank files (where to look for a task); false (default): classes and functions.
+    pub files: Option<bool>,
 }
 
 /// `find_symbol`: relevance search over the index.
@@ -197,11 +205,16 @@ impl TypedTool for FindSymbol {
     type Params = FindSymbolParams;
     const NAME: &'static str = "find_symbol";
     const READ_ONLY: bool = true;
-    const DESCRIPTION: &'static str = "Search the code base's classes, functions and files by meaning: the query is matched against names, signatures, docstrings and content, and results are ranked with how central the code is. Returns path:line, kind and signature for each hit. Use show_symbol on a hit to see its source.";
+    const DESCRIPTION: &'static str = "Find the code a task or question is about: the query (words, identifiers such as `Session.send` or `client.py`, or the whole task) is matched against file paths, names, signatures, docstrings and bodies, and ranked with what the code imports and calls. Returns path:line, kind and signature for each class or function, or with files=true the files to look at first, each with its best matching symbols. Use show_symbol or get_skeleton on a hit next.";
 
     fn run(&self, ctx: &ToolContext, p: FindSymbolParams) -> Result<ToolOutput, ToolError> {
         let index = open_index(ctx, Self::NAME)?;
-        match index.find(&p.query, p.top.unwrap_or(10).clamp(1, 100)) {
+        let mode = if p.files.unwrap_or(false) {
+            FindMode::Files
+        } else {
+            FindMode::Symbols
+        };
+        match index.find_with(&p.query, p.top.unwrap_or(10).clamp(1, 100), mode) {
             Ok(found) => {
                 let mut text = found.render();
                 if found.symbols.is_empty() && found.files.is_empty() {

@@ -1,12 +1,17 @@
 //! `run_command`: a shell command in the workspace root, with a timeout and captured output.
-//! It exists only in registries built with commands enabled.
+//! It exists only in registries built with commands enabled. [`run_shell`] is the one place
+//! every command run for the model is spawned (this tool, the agent's test command, the skills'
+//! validation), so the command sandbox of [`ToolContext::sandbox`] applies to all of them.
 
 use std::io::Read;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use cast_sandbox::Sandbox;
 
 use crate::render::head_tail;
 use crate::{ToolContext, ToolError, ToolOutput, TypedTool};
@@ -30,6 +35,11 @@ pub struct CommandResult {
     pub seconds: f64,
     pub stdout: String,
     pub stderr: String,
+    /// The sandbox mode the command ran in.
+    pub sandbox: String,
+    /// One line saying that the sandbox may have denied something the output reports as
+    /// denied, and what the mode allows; `None` when nothing looks denied or there is no sandbox.
+    pub sandbox_note: Option<String>,
 }
 
 /// Keep at most this much of each stream in memory (the end is kept: failures are reported last).
@@ -50,14 +60,11 @@ impl TypedTool for RunCommand {
             .unwrap_or(60)
             .clamp(1, ctx.max_command_seconds.max(1));
         let result = run_shell(
+            &ctx.sandbox,
             ctx.workspace.root(),
             &params.command,
             Duration::from_secs(limit),
-        )
-        .map_err(|e| ToolError::Failed {
-            tool: Self::NAME.to_owned(),
-            message: format!("cannot start `sh -c`: {e}"),
-        })?;
+        )?;
         let status = match (result.timed_out, result.exit_code) {
             (true, _) => format!("killed after the {limit} s timeout"),
             (false, Some(code)) => format!("exit {code}"),
@@ -93,22 +100,57 @@ impl TypedTool for RunCommand {
             ));
             text.push('\n');
         }
+        if let Some(note) = &result.sandbox_note {
+            text.push_str(note);
+            text.push('\n');
+        }
         Ok(ToolOutput::ok(text, result))
     }
 }
 
-/// Runs `sh -c command` in `dir`, killing its whole process group after `timeout`.
+/// Runs `sh -c command` in the workspace `root`, confined by `sandbox`, killing its whole
+/// process group after `timeout`. Every command CAST runs for a model goes through here.
+///
+/// A sandbox that cannot confine the command refuses ([`ToolError::CommandSandbox`]) and
+/// nothing runs.
 pub fn run_shell(
-    dir: &std::path::Path,
+    sandbox: &Sandbox,
+    root: &Path,
     command: &str,
     timeout: Duration,
-) -> std::io::Result<CommandResult> {
+) -> Result<CommandResult, ToolError> {
     let started = Instant::now();
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(dir)
-        .stdin(Stdio::null())
+    let mut confined = sandbox.command(root, "sh", ["-c", command])?;
+    let scope = confined.scope;
+    let result = wait_with_timeout(&mut confined.command, started, timeout).map_err(|e| {
+        ToolError::Failed {
+            tool: RunCommand::NAME.to_owned(),
+            message: format!("cannot start `sh -c`: {e}"),
+        }
+    })?;
+    let (exit_code, timed_out, stdout, stderr) = result;
+    let sandbox_note =
+        cast_sandbox::denial_note(sandbox.mode, scope, &format!("{stdout}\n{stderr}"));
+    Ok(CommandResult {
+        command: command.to_owned(),
+        exit_code,
+        timed_out,
+        seconds: started.elapsed().as_secs_f64(),
+        stdout,
+        stderr,
+        sandbox: sandbox.mode.to_string(),
+        sandbox_note,
+    })
+}
+
+/// Spawns `cmd` with captured output and waits for it, killing its process group after
+/// `timeout`: `(exit code, timed out, stdout, stderr)`.
+fn wait_with_timeout(
+    cmd: &mut Command,
+    started: Instant,
+    timeout: Duration,
+) -> std::io::Result<(Option<i32>, bool, String, String)> {
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     #[cfg(unix)]
@@ -125,47 +167,44 @@ pub fn run_shell(
         .stderr
         .take()
         .map(|s| std::thread::spawn(move || drain(s)));
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if started.elapsed() >= timeout {
-            timed_out = true;
-            kill_group(&mut child);
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    // Wait on a thread, so the command's end is seen at once (no polling interval in every
+    // command's time), and kill its process group if the timeout comes first.
+    let pid = child.id();
+    let (ended, wait) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = ended.send(());
+        status
+    });
+    let left = timeout.saturating_sub(started.elapsed());
+    let timed_out = matches!(
+        wait.recv_timeout(left),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+    );
+    if timed_out {
+        kill_group(pid);
+    }
+    let status = waiter.join().ok().and_then(Result::ok);
     let join = |h: Option<std::thread::JoinHandle<String>>| {
         h.and_then(|h| h.join().ok()).unwrap_or_default()
     };
     let (stdout, stderr) = (join(stdout), join(stderr));
-    Ok(CommandResult {
-        command: command.to_owned(),
-        exit_code: if timed_out {
-            None
-        } else {
-            status.and_then(|s| s.code())
-        },
-        timed_out,
-        seconds: started.elapsed().as_secs_f64(),
-        stdout,
-        stderr,
-    })
+    let exit_code = if timed_out {
+        None
+    } else {
+        status.and_then(|s| s.code())
+    };
+    Ok((exit_code, timed_out, stdout, stderr))
 }
 
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        // The group id equals the child's pid (process_group(0)); `kill -KILL -PGID` ends it all.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill();
+/// Kills the process group `pid` leads (`process_group(0)` made the command its leader), so
+/// what the command started dies with it.
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// Reads a stream to its end, keeping the last [`KEEP_BYTES`] bytes.
@@ -197,6 +236,7 @@ mod tests {
     fn captures_exit_code_and_both_streams() {
         let dir = tempfile::tempdir().unwrap();
         let r = run_shell(
+            &Sandbox::danger_full_access(),
             dir.path(),
             "echo out; echo err >&2; exit 3",
             Duration::from_secs(10),
@@ -210,7 +250,13 @@ mod tests {
     fn runs_in_the_workspace_root() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("marker.txt"), "here").unwrap();
-        let r = run_shell(dir.path(), "cat marker.txt", Duration::from_secs(10)).unwrap();
+        let r = run_shell(
+            &Sandbox::danger_full_access(),
+            dir.path(),
+            "cat marker.txt",
+            Duration::from_secs(10),
+        )
+        .unwrap();
         assert_eq!(r.stdout, "here");
     }
 
@@ -218,6 +264,7 @@ mod tests {
     fn a_timeout_kills_the_whole_group() {
         let dir = tempfile::tempdir().unwrap();
         let r = run_shell(
+            &Sandbox::danger_full_access(),
             dir.path(),
             "sleep 30 & sleep 30; echo never",
             Duration::from_millis(300),
@@ -227,5 +274,19 @@ mod tests {
         assert_eq!(r.exit_code, None);
         assert!(r.seconds < 10.0);
         assert!(!r.stdout.contains("never"));
+    }
+
+    #[test]
+    fn a_confined_mode_without_a_helper_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = run_shell(
+            &Sandbox::default(),
+            dir.path(),
+            "touch ran",
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
+        assert!(err.is_refusal(), "{err}");
+        assert!(!dir.path().join("ran").exists());
     }
 }
