@@ -15,10 +15,11 @@ mode, median and 90th percentile, in milliseconds, with the median's extra over
 `workspace-write (no userns)` is the fallback without user namespaces
 (CAST_SANDBOX_SIMULATE=no-userns). The load (`uptime`) is printed before and after.
 
-A second table isolates the helper: `sh -c true` started directly, through `cast __sandbox-exec`
-(what CAST uses) and through the crate's small standalone `cast-sandbox` binary (when
-target/release/cast-sandbox exists: `cargo build --release -p cast-sandbox`), each in the
-workspace scope, wall time from here, same interleaving.
+`cast` uses the small `cast-sandbox` binary beside it as its helper when it is there
+(`cargo build --release -p cast-cli` builds both), else itself. A second table isolates the
+helper: `sh -c true` started directly, through `cast __sandbox-exec` and through `cast-sandbox`
+(when target/release/cast-sandbox exists), each in the workspace scope, wall time from here,
+same interleaving.
 
     python3 bench/command_sandbox.py [--cast target/release/cast] [--rounds 200]
 """
@@ -92,6 +93,7 @@ def main():
 
 
 def helper_table(cast, rounds):
+    cast = os.path.abspath(cast)
     helper = os.path.join(os.path.dirname(cast), "cast-sandbox")
     with tempfile.TemporaryDirectory() as tmp:
         root, temp = os.path.join(tmp, "ws"), os.path.join(tmp, "t")
@@ -101,7 +103,7 @@ def helper_table(cast, rounds):
         ways = [("sh -c true (direct)", ["sh", "-c", "true"]),
                 ("cast __sandbox-exec", [cast, "__sandbox-exec"] + protocol + ["sh", "-c", "true"])]
         if os.path.exists(helper):
-            ways.append(("cast-sandbox (standalone)", [helper] + protocol + ["sh", "-c", "true"]))
+            ways.append(("cast-sandbox", [helper] + protocol + ["sh", "-c", "true"]))
         times = {name: [] for name, _ in ways}
         for _ in range(rounds):
             for name, argv in ways:

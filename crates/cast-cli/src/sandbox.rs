@@ -1,6 +1,7 @@
 //! The command sandbox's settings for `run`, `chat`, `tool`, `mcp` and the skills: the mode
 //! from `--sandbox` > `CAST_SANDBOX` > `ROOT/.cast/config.toml` > `~/.config/cast/config.toml`
-//! (`[sandbox] mode = "…"`) > `workspace-write`, and the `cast` binary as its own helper.
+//! (`[sandbox] mode = "…"`) > `workspace-write`; the helper is the `cast-sandbox` binary beside
+//! `cast` (this package's second binary), or `cast` itself.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -68,14 +69,24 @@ fn resolve_with(
         .map(|v| v.parse::<Simulate>())
         .transpose()
         .context("in CAST_SANDBOX_SIMULATE")?;
-    let helper = std::env::current_exe()
-        .ok()
-        .map(|exe| Helper::new(exe).arg(SANDBOX_EXEC));
+    let helper = std::env::current_exe().ok().map(|exe| helper_for(&exe));
     Ok(Sandbox {
         mode,
         helper,
         simulate,
     })
+}
+
+/// The helper for the `cast` binary at `exe`: the `cast-sandbox` binary installed beside it by
+/// the same package (it starts in about 1 ms, `cast` in about 8), else `cast __sandbox-exec`
+/// itself. Never a binary found elsewhere: a stale or foreign helper must not be picked up.
+fn helper_for(exe: &Path) -> Helper {
+    let sibling = exe.with_file_name(format!("cast-sandbox{}", std::env::consts::EXE_SUFFIX));
+    if sibling.is_file() && exe.file_name() != sibling.file_name() {
+        Helper::new(sibling)
+    } else {
+        Helper::new(exe).arg(SANDBOX_EXEC)
+    }
 }
 
 /// `cast __sandbox-exec …`: confine this process and become the command, before anything else

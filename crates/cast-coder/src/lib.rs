@@ -59,7 +59,6 @@ mod error;
 mod fsio;
 mod journal;
 mod lazy;
-mod operations;
 mod ops;
 mod refusal;
 pub mod search_replace;

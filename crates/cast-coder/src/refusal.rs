@@ -333,7 +333,16 @@ impl Display for Refusal {
             let _ = write!(out, "{}: ", path.display());
         }
         out.push_str("edit refused, nothing was changed. ");
-        match &*self.reason {
+        self.reason.explain(&mut out);
+        f.write_str(out.trim_end())
+    }
+}
+
+impl Reason {
+    /// What went wrong and what to do instead, written for whoever wrote the edit (usually a
+    /// model): one function per reason, so each message reads on its own.
+    fn explain(&self, out: &mut String) {
+        match self {
             Reason::Malformed {
                 format,
                 message,
@@ -351,12 +360,10 @@ impl Display for Refusal {
                     "The target {detail}; only UTF-8 text files can be edited."
                 );
             }
-            Reason::NoSuchFile => {
-                out.push_str(
-                    "The file does not exist. To create it, use one SEARCH/REPLACE block with an \
-                     empty SEARCH section and the whole file as REPLACE.",
-                );
-            }
+            Reason::NoSuchFile => out.push_str(
+                "The file does not exist. To create it, use one SEARCH/REPLACE block with an \
+                 empty SEARCH section and the whole file as REPLACE.",
+            ),
             Reason::NoMatch {
                 block,
                 blocks,
@@ -364,60 +371,21 @@ impl Display for Refusal {
                 closest,
                 replace_present,
                 exact_only,
-            } => {
-                let _ = write!(out, "The SEARCH text of {}", block_name(*block, *blocks));
-                if let Some(piece) = piece {
-                    let _ = write!(out, " (its part {piece} between `...` lines)");
-                }
-                if *exact_only {
-                    out.push_str(
-                        " was not found in the file exactly (exact_match_only is set, so no \
-                         looser match is tried).\n",
-                    );
-                } else {
-                    out.push_str(" was not found in the file.\n");
-                }
-                if let Some(at) = replace_present {
-                    let _ = writeln!(
-                        out,
-                        "Its REPLACE text is already present at {at}: the edit may have been \
-                         applied already. Read the file again before editing it."
-                    );
-                }
-                if let Some(c) = closest {
-                    write_candidate(&mut out, c, "SEARCH");
-                }
-                out.push_str(
-                    "SEARCH must copy the file's current lines exactly (indentation and blank \
-                     lines included). Read the file again and retry with the exact lines.",
-                );
-            }
+            } => explain_no_match(
+                out,
+                &block_name(*block, *blocks),
+                *piece,
+                closest.as_ref(),
+                replace_present.as_ref(),
+                *exact_only,
+            ),
             Reason::Ambiguous {
                 block,
                 blocks,
                 tier,
                 locations,
                 count,
-            } => {
-                let _ = write!(
-                    out,
-                    "The SEARCH text of {} matches {count} places ({}{}){}. Add a few \
-                     unchanged lines before or after it to SEARCH (and REPLACE) so that it \
-                     matches exactly one place.",
-                    block_name(*block, *blocks),
-                    list(locations),
-                    if *count > locations.len() {
-                        ", ..."
-                    } else {
-                        ""
-                    },
-                    if *tier == Tier::Exact {
-                        String::new()
-                    } else {
-                        format!(" when compared {}", tier.describe())
-                    },
-                );
-            }
+            } => explain_ambiguous(out, &block_name(*block, *blocks), *tier, locations, *count),
             Reason::FuzzyTie {
                 block,
                 blocks,
@@ -477,8 +445,8 @@ impl Display for Refusal {
             } => {
                 let _ = write!(
                     out,
-                    "Op {op}: {message}; the file has {file_lines} lines. Line numbers are \
-                     1-based and refer to the file before any op is applied."
+                    "Op {op}: {message}; the file has {file_lines} lines. Line numbers are 1-based \
+                     and refer to the file before any op is applied."
                 );
             }
             Reason::OpsOverlap {
@@ -488,8 +456,8 @@ impl Display for Refusal {
             } => {
                 let _ = write!(
                     out,
-                    "Ops {first} and {second} overlap ({message}). Each line may be touched by \
-                     one op only; merge them into one replace."
+                    "Ops {first} and {second} overlap ({message}). Each line may be touched by one \
+                     op only; merge them into one replace."
                 );
             }
             Reason::OpStale {
@@ -501,8 +469,8 @@ impl Display for Refusal {
             } => {
                 let _ = write!(
                     out,
-                    "Op {op} expected {lines} to be {expected:?} but the file has {found:?}; \
-                     the line numbers are stale."
+                    "Op {op} expected {lines} to be {expected:?} but the file has {found:?}; the \
+                     line numbers are stale."
                 );
                 if let Some(at) = now_at {
                     let _ = write!(out, " The expected lines are now at {at}.");
@@ -515,42 +483,39 @@ impl Display for Refusal {
                 expected_line,
                 message,
                 locations,
-            } => {
-                let _ = write!(
-                    out,
-                    "Patch {patch} of {patches} (made for line {expected_line}) cannot be \
-                     placed: {}",
-                    with_period(message)
-                );
-                if !locations.is_empty() {
-                    let _ = write!(out, " It fits at {}.", list(locations));
-                }
-                out.push_str(
-                    " Make the patch again from the file's current text, or use a \
-                     SEARCH/REPLACE edit.",
-                );
-            }
+            } => explain_unplaced(
+                out,
+                &format!("Patch {patch} of {patches} (made for line {expected_line})"),
+                message,
+                &if locations.is_empty() {
+                    String::new()
+                } else {
+                    format!(" It fits at {}.", list(locations))
+                },
+                " Make the patch again from the file's current text, or use a SEARCH/REPLACE \
+                 edit.",
+            ),
             Reason::LazyUnplaced {
                 segment,
                 segments,
                 sketch_line,
                 message,
                 locations,
-            } => {
-                let _ = write!(
-                    out,
+            } => explain_unplaced(
+                out,
+                &format!(
                     "The lazy edit's part {segment} of {segments} (starting at line \
-                     {sketch_line} of the sketch) cannot be placed: {}",
-                    with_period(message)
-                );
-                if !locations.is_empty() {
-                    let _ = write!(out, " It fits equally well at {}.", list(locations));
-                }
-                out.push_str(
-                    " Start and end each part with two or three unchanged lines copied exactly \
-                     from the file, or use a SEARCH/REPLACE edit.",
-                );
-            }
+                     {sketch_line} of the sketch)"
+                ),
+                message,
+                &if locations.is_empty() {
+                    String::new()
+                } else {
+                    format!(" It fits equally well at {}.", list(locations))
+                },
+                " Start and end each part with two or three unchanged lines copied exactly \
+                 from the file, or use a SEARCH/REPLACE edit.",
+            ),
             Reason::LazyLargeDeletion {
                 deleted,
                 file_lines,
@@ -571,12 +536,79 @@ impl Display for Refusal {
                      edit so that the file still parses."
                 );
             }
-            Reason::BadChangeSet { message } => {
-                out.push_str(message);
-            }
+            Reason::BadChangeSet { message } => out.push_str(message),
         }
-        f.write_str(out.trim_end())
     }
+}
+
+/// A SEARCH text found nowhere: whether REPLACE is already there, the closest text, and how
+/// to copy the lines.
+fn explain_no_match(
+    out: &mut String,
+    block: &str,
+    piece: Option<usize>,
+    closest: Option<&Candidate>,
+    replace_present: Option<&LineRange>,
+    exact_only: bool,
+) {
+    let _ = write!(out, "The SEARCH text of {block}");
+    if let Some(piece) = piece {
+        let _ = write!(out, " (its part {piece} between `...` lines)");
+    }
+    if exact_only {
+        out.push_str(
+            " was not found in the file exactly (exact_match_only is set, so no looser match \
+             is tried).\n",
+        );
+    } else {
+        out.push_str(" was not found in the file.\n");
+    }
+    if let Some(at) = replace_present {
+        let _ = writeln!(
+            out,
+            "Its REPLACE text is already present at {at}: the edit may have been applied \
+             already. Read the file again before editing it."
+        );
+    }
+    if let Some(c) = closest {
+        write_candidate(out, c, "SEARCH");
+    }
+    out.push_str(
+        "SEARCH must copy the file's current lines exactly (indentation and blank lines \
+         included). Read the file again and retry with the exact lines.",
+    );
+}
+
+/// A SEARCH text found in several places, and how to make it unique.
+fn explain_ambiguous(
+    out: &mut String,
+    block: &str,
+    tier: Tier,
+    locations: &[LineRange],
+    count: usize,
+) {
+    let _ = write!(
+        out,
+        "The SEARCH text of {block} matches {count} places ({}{}){}. Add a few unchanged lines \
+         before or after it to SEARCH (and REPLACE) so that it matches exactly one place.",
+        list(locations),
+        if count > locations.len() { ", ..." } else { "" },
+        if tier == Tier::Exact {
+            String::new()
+        } else {
+            format!(" when compared {}", tier.describe())
+        },
+    );
+}
+
+/// A patch or a lazy sketch's part that cannot be placed: `what`, why, where it would fit,
+/// and what to do instead.
+fn explain_unplaced(out: &mut String, what: &str, message: &str, fits: &str, instead: &str) {
+    let _ = write!(
+        out,
+        "{what} cannot be placed: {}{fits}{instead}",
+        with_period(message)
+    );
 }
 
 impl std::error::Error for Refusal {}

@@ -3,7 +3,8 @@
 //!
 //! A [`Sandbox`] is a [`SandboxMode`] (`read-only`, `workspace-write` — the default — or
 //! `danger-full-access`) and a [`Helper`]: the program that confines *itself* and then
-//! `exec`s the command, so that CAST's own process is never confined. On Linux the helper
+//! `exec`s the command, so that CAST's own process is never confined: the `cast-sandbox` binary
+//! installed beside `cast`, `cast __sandbox-exec`, or this crate's `cast-sandbox-helper`. On Linux the helper
 //! ([`confine_and_exec`]) makes `.git/` and `.cast/` read-only in a private mount namespace,
 //! restricts writes with Landlock (the workspace root and a private temporary folder that is
 //! the command's `TMPDIR`; reading stays allowed everywhere, as in Codex) and refuses every
@@ -14,9 +15,10 @@
 //! ```no_run
 //! use cast_sandbox::{Helper, Sandbox, SandboxMode};
 //!
-//! // The helper is any binary whose main calls `cast_sandbox::confine_and_exec`, such as the
-//! // `cast-sandbox` binary of this crate or `cast __sandbox-exec`.
-//! let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, Some(Helper::new("/usr/local/bin/cast-sandbox")));
+//! // The helper is any binary whose main calls `cast_sandbox::confine_and_exec`, such as
+//! // this crate's `cast-sandbox-helper`.
+//! let helper = Helper::new("/usr/local/bin/cast-sandbox-helper");
+//! let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, Some(helper));
 //! let mut confined = sandbox.command("/src/app".as_ref(), "sh", ["-c", "pytest -q"])?;
 //! let status = confined.command.status()?; // keep `confined` alive: it owns the TMPDIR
 //! println!("{status}");

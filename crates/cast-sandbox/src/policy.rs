@@ -10,9 +10,9 @@ use cast_workspace::{STATE_DIR, StateDir};
 use crate::{ConfinementError, SandboxMode, WriteScope, platform};
 
 /// The program that confines itself and then runs the command: any binary whose `main` hands
-/// its arguments to [`crate::confine_and_exec`] when it sees [`Helper::args`] first. The
-/// `cast` binary is its own helper (`cast __sandbox-exec …`); this crate's `cast-sandbox`
-/// binary is a standalone one for programs that embed cast-tools.
+/// its arguments to [`crate::confine_and_exec`] when it sees [`Helper::args`] first. `cast`
+/// uses the small `cast-sandbox` installed beside it (or itself, `cast __sandbox-exec …`); this
+/// crate's `cast-sandbox-helper` binary is a standalone one for programs that embed cast-tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Helper {
     pub program: PathBuf,

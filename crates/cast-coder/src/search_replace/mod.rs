@@ -226,51 +226,15 @@ fn pieces(block: &Block) -> Result<Option<Pieces<'_>>, String> {
     Ok(Some(out))
 }
 
+/// Places one block: the literal text, then each equality tier over each reading of the block,
+/// then the similarity tier; else the refusal that says where the nearest text is.
 fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<Placed, Refusal> {
     // The literal text first: a `...` line may be Python's Ellipsis.
-    let exact = find_all(lines, &block.search);
-    match exact.len() {
-        1 => {
-            let literal = Pieces {
-                search: vec![block.search.as_slice()],
-                replace: vec![block.replace.as_slice()],
-            };
-            return build(
-                &literal,
-                &exact,
-                Tier::Exact,
-                None,
-                (index, total),
-                lines,
-                false,
-            );
-        }
-        0 => {}
-        _ => {
-            return Err(ambiguous(
-                index,
-                total,
-                Tier::Exact,
-                &exact,
-                block.search.len(),
-            ));
-        }
+    if let Some(placed) = place_literally(block, index, total, lines) {
+        return placed;
     }
     if block.exact_only {
-        let trimmed_hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
-        let needle: Vec<&str> = block.search.iter().map(|l| l.trim()).collect();
-        let closest = fuzzy::rank(&trimmed_hay, &needle)
-            .best
-            .filter(|b| b.similarity >= 0.5)
-            .map(|b| candidate_at(lines, &block.search, b.start, b.similarity));
-        return Err(Refusal::new(Reason::NoMatch {
-            block: index,
-            blocks: total,
-            piece: None,
-            closest,
-            replace_present: replace_present(block, lines),
-            exact_only: true,
-        }));
+        return Err(refuse_exact_only(block, index, total, lines));
     }
     let elided = pieces(block).map_err(|message| {
         Refusal::malformed(
@@ -279,21 +243,102 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             Some(block.edit_line).filter(|&l| l > 0),
         )
     })?;
-    let candidates = match stripped_line_numbers(block) {
-        Some(stripped) => vec![(block.clone(), false), (stripped, true)],
-        None => vec![(block.clone(), false)],
+    let stripped = stripped_line_numbers(block);
+    let readings = readings(block, elided.as_ref(), stripped.as_ref());
+    if let Some(placed) = place_by_equality(&readings, index, total, lines) {
+        return placed;
+    }
+    // Similarity, for blocks without `...` elision (the block as written when it has none,
+    // and the block without line numbers).
+    let mut candidates: Vec<(&Block, bool)> = Vec::with_capacity(2);
+    if elided.is_none() {
+        candidates.push((block, false));
+    }
+    if let Some(stripped) = &stripped {
+        candidates.push((stripped, true));
+    }
+    let closest = match place_by_similarity(&candidates, index, total, lines) {
+        Similarity::Placed(placed) => return placed,
+        Similarity::Closest(closest) => closest,
     };
-    // Equality tiers: the block as written (literally, then with `...` elision), then the
-    // block without line numbers.
-    let mut readings: Vec<(Pieces<'_>, bool)> = Vec::new();
-    readings.push((
+    Err(not_found(
+        block,
+        elided.as_ref(),
+        closest,
+        index,
+        total,
+        lines,
+    ))
+}
+
+/// The block's SEARCH exactly as written: `None` when it is nowhere in the file.
+fn place_literally(
+    block: &Block,
+    index: usize,
+    total: usize,
+    lines: &[String],
+) -> Option<Result<Placed, Refusal>> {
+    let exact = find_all(lines, &block.search);
+    match exact.len() {
+        0 => None,
+        1 => {
+            let literal = Pieces {
+                search: vec![block.search.as_slice()],
+                replace: vec![block.replace.as_slice()],
+            };
+            Some(build(
+                &literal,
+                &exact,
+                Tier::Exact,
+                None,
+                (index, total),
+                lines,
+                false,
+            ))
+        }
+        _ => Some(Err(ambiguous(
+            index,
+            total,
+            Tier::Exact,
+            &exact,
+            block.search.len(),
+        ))),
+    }
+}
+
+/// The refusal of a block that asked for an exact match and has none, with the closest text.
+fn refuse_exact_only(block: &Block, index: usize, total: usize, lines: &[String]) -> Refusal {
+    let trimmed_hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+    let needle: Vec<&str> = block.search.iter().map(|l| l.trim()).collect();
+    let closest = fuzzy::rank(&trimmed_hay, &needle)
+        .best
+        .filter(|b| b.similarity >= 0.5)
+        .map(|b| candidate_at(lines, &block.search, b.start, b.similarity));
+    Refusal::new(Reason::NoMatch {
+        block: index,
+        blocks: total,
+        piece: None,
+        closest,
+        replace_present: replace_present(block, lines),
+        exact_only: true,
+    })
+}
+
+/// The ways the equality tiers read a block, in order: as written (literally, then with `...`
+/// elision), then without line numbers. Each with whether line numbers were stripped.
+fn readings<'a>(
+    block: &'a Block,
+    elided: Option<&Pieces<'a>>,
+    stripped: Option<&'a Block>,
+) -> Vec<(Pieces<'a>, bool)> {
+    let mut readings = vec![(
         Pieces {
             search: vec![block.search.as_slice()],
             replace: vec![block.replace.as_slice()],
         },
         false,
-    ));
-    if let Some(p) = elided.as_ref() {
+    )];
+    if let Some(p) = elided {
         readings.push((
             Pieces {
                 search: p.search.clone(),
@@ -302,7 +347,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             false,
         ));
     }
-    if let Some((stripped, _)) = candidates.get(1) {
+    if let Some(stripped) = stripped {
         readings.push((
             match pieces(stripped) {
                 Ok(Some(p)) => p,
@@ -314,10 +359,21 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             true,
         ));
     }
-    for (reading, numbers_stripped) in &readings {
+    readings
+}
+
+/// The equality tiers over each reading: the first tier that finds a reading decides (one
+/// place, or a refusal as ambiguous). `None` when no tier finds any reading.
+fn place_by_equality(
+    readings: &[(Pieces<'_>, bool)],
+    index: usize,
+    total: usize,
+    lines: &[String],
+) -> Option<Result<Placed, Refusal>> {
+    for (reading, numbers_stripped) in readings {
         for tier in EQUALITY_TIERS {
             if tier == Tier::Exact && reading.search.len() == 1 && !numbers_stripped {
-                continue; // done above
+                continue; // done by place_literally
             }
             if tier == Tier::BlankLines {
                 // Blocks with `...` elision are not read this way.
@@ -328,17 +384,17 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                 match ranges.as_slice() {
                     [] => continue,
                     [(start, end)] => {
-                        return Ok(build_ignoring_blank_lines(
+                        return Some(Ok(build_ignoring_blank_lines(
                             search,
                             replace,
                             (*start, *end),
                             index,
                             lines,
                             *numbers_stripped,
-                        ));
+                        )));
                     }
                     _ => {
-                        return Err(Refusal::new(Reason::Ambiguous {
+                        return Some(Err(Refusal::new(Reason::Ambiguous {
                             block: index,
                             blocks: total,
                             tier,
@@ -348,7 +404,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                                 .map(|&(s, e)| LineRange::from_index(s, e - s))
                                 .collect(),
                             count: ranges.len(),
-                        }));
+                        })));
                     }
                 }
             }
@@ -364,7 +420,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             let lens: Vec<usize> = reading.search.iter().map(|p| p.len()).collect();
             match chain(&places, &lens) {
                 Chain::One(starts) => {
-                    return build(
+                    return Some(build(
                         reading,
                         &starts,
                         tier,
@@ -372,7 +428,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                         (index, total),
                         lines,
                         *numbers_stripped,
-                    );
+                    ));
                 }
                 Chain::Many { starts, count } => {
                     // Placements that differ only where REPLACE keeps SEARCH (an unchanged
@@ -386,25 +442,40 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                         lines,
                         *numbers_stripped,
                     ) {
-                        return Ok(placed);
+                        return Some(Ok(placed));
                     }
                     let mut r = ambiguous(index, total, tier, &starts, lens[0]);
                     if let Reason::Ambiguous { count: c, .. } = &mut *r.reason {
                         *c = count.max(starts.len());
                     }
-                    return Err(r);
+                    return Some(Err(r));
                 }
                 Chain::Missing | Chain::None => {}
             }
         }
     }
-    // Similarity, for blocks without `...` elision.
+    None
+}
+
+/// What the similarity tier decided.
+enum Similarity {
+    /// Placed, or refused with a reason of its own (a tie, a renamed definition).
+    Placed(Result<Placed, Refusal>),
+    /// Not placed: the closest text seen, if any was close enough to name.
+    Closest(Option<Candidate>),
+}
+
+/// The similarity tier over the candidate blocks (each with whether line numbers were
+/// stripped): a window clearly ahead of the rest and differing in few lines is placed.
+fn place_by_similarity(
+    candidates: &[(&Block, bool)],
+    index: usize,
+    total: usize,
+    lines: &[String],
+) -> Similarity {
     let trimmed_hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
     let mut closest = None;
-    for (candidate, numbers_stripped) in &candidates {
-        if elided.is_some() && !numbers_stripped {
-            continue;
-        }
+    for &(candidate, numbers_stripped) in candidates {
         let needle: Vec<&str> = candidate.search.iter().map(|l| l.trim()).collect();
         let ranking = fuzzy::rank(&trimmed_hay, &needle);
         let Some(best) = ranking.best else { continue };
@@ -414,7 +485,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             if fuzzy::clearly_ahead(best.similarity, second) {
                 if let Some((i, wrote, _)) = fuzzy::renamed_definition(&needle, window) {
                     let line = best.start + i;
-                    return Err(Refusal::new(Reason::NearMatchRenames {
+                    return Similarity::Placed(Err(Refusal::new(Reason::NearMatchRenames {
                         block: index,
                         blocks: total,
                         closest: candidate_at(
@@ -426,24 +497,24 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                         wrote: wrote.to_owned(),
                         line: line + 1,
                         file: lines[line].clone(),
-                    }));
+                    })));
                 }
                 let single = Pieces {
                     search: vec![candidate.search.as_slice()],
                     replace: vec![candidate.replace.as_slice()],
                 };
-                return build(
+                return Similarity::Placed(build(
                     &single,
                     &[best.start],
                     Tier::Fuzzy,
                     Some(best.similarity),
                     (index, total),
                     lines,
-                    *numbers_stripped,
-                );
+                    numbers_stripped,
+                ));
             }
             if let Some(runner_up) = ranking.second {
-                return Err(Refusal::new(Reason::FuzzyTie {
+                return Similarity::Placed(Err(Refusal::new(Reason::FuzzyTie {
                     block: index,
                     blocks: total,
                     best: candidate_at(lines, &candidate.search, best.start, best.similarity),
@@ -453,7 +524,7 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
                         runner_up.start,
                         runner_up.similarity,
                     ),
-                }));
+                })));
             }
         }
         if closest.is_none() && best.similarity >= 0.5 {
@@ -465,17 +536,27 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             ));
         }
     }
-    // Not found: say where the nearest text is, and whether REPLACE is already there.
+    Similarity::Closest(closest)
+}
+
+/// The refusal of a block found nowhere: where the nearest text is (for an elided block, the
+/// first piece that is missing and its nearest text), and whether REPLACE is already there.
+fn not_found(
+    block: &Block,
+    elided: Option<&Pieces<'_>>,
+    mut closest: Option<Candidate>,
+    index: usize,
+    total: usize,
+    lines: &[String],
+) -> Refusal {
     let mut piece = None;
-    if let Some(p) = &elided {
-        let hay: Vec<&str> = trimmed_hay.clone();
+    if let Some(p) = elided {
+        let hay: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
         for (j, sp) in p.search.iter().enumerate() {
             let needle: Vec<&str> = sp.iter().map(|l| l.trim()).collect();
-            let found = !find_all(&hay, &needle).is_empty();
-            if !found {
+            if find_all(&hay, &needle).is_empty() {
                 piece = Some(j + 1);
-                let ranking = fuzzy::rank(&hay, &needle);
-                closest = ranking
+                closest = fuzzy::rank(&hay, &needle)
                     .best
                     .filter(|b| b.similarity >= 0.5)
                     .map(|b| candidate_at(lines, sp, b.start, b.similarity));
@@ -483,14 +564,14 @@ fn place(block: &Block, index: usize, total: usize, lines: &[String]) -> Result<
             }
         }
     }
-    Err(Refusal::new(Reason::NoMatch {
+    Refusal::new(Reason::NoMatch {
         block: index,
         blocks: total,
         piece,
         closest,
         replace_present: replace_present(block, lines),
         exact_only: false,
-    }))
+    })
 }
 
 /// When every placement of an ambiguous block yields the same text, the first placement.

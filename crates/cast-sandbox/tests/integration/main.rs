@@ -35,7 +35,10 @@ macro_rules! require_sandbox {
 }
 
 fn sandbox(mode: SandboxMode) -> Sandbox {
-    Sandbox::new(mode, Some(Helper::new(env!("CARGO_BIN_EXE_cast-sandbox"))))
+    Sandbox::new(
+        mode,
+        Some(Helper::new(env!("CARGO_BIN_EXE_cast-sandbox-helper"))),
+    )
 }
 
 /// Runs `sh -c script` in `root`; `(exit code, stdout + stderr)`.

@@ -1,5 +1,7 @@
 //! Edits in their four formats, and planning one against a text: pure, no I/O.
 
+mod operations;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -7,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::dmp::{self, DmpPatch};
 use crate::lazy;
-use crate::operations;
 use crate::ops::{self, Op};
 use crate::refusal::{Reason, Refusal};
 use crate::search_replace::{self, Block, BlockReport};

@@ -15,8 +15,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::{Edit, NamedEdit};
 use crate::Format;
-use crate::edit::{Edit, NamedEdit};
 use crate::ops::Op;
 use crate::refusal::Refusal;
 use crate::search_replace::Block;
