@@ -98,15 +98,7 @@ pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<S
         .for_path(path)
         .ok_or_else(|| AnalyzerError::Parse {
             path: rel.to_owned(),
-            source: cast_parser::ParseError::Unsupported {
-                path: path.to_path_buf(),
-                supported: registry
-                    .extensions()
-                    .iter()
-                    .map(|e| format!(".{e}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            },
+            source: registry.unsupported(path),
         })?;
     let source = SourceText::read(path, cast_parser::DEFAULT_MAX_FILESIZE).map_err(|source| {
         AnalyzerError::Parse {
