@@ -51,6 +51,7 @@ impl Default for MapOptions {
 /// An error of the trace at a line of a shown file.
 #[derive(Debug, Clone, Serialize)]
 pub struct MapError {
+    /// 0 when the error is about the whole file.
     pub line: u32,
     pub message: String,
     /// The code at that line.
@@ -169,6 +170,10 @@ fn symbol_line(s: &MapSymbol) -> String {
 }
 
 fn error_line(e: &MapError, depth: usize) -> String {
+    if e.line == 0 {
+        // An error of the whole file (a tool call on it that was refused).
+        return format!("    {}[ERROR: {}]\n", "  ".repeat(depth + 1), e.message);
+    }
     format!(
         "    {}{:>4} │ {}  [ERROR: {}]\n",
         "  ".repeat(depth + 1),
