@@ -345,3 +345,25 @@ fn the_tool_reference_in_docs_is_current() {
         "docs/tool-reference.md is stale; regenerate it with\n  cargo run -q -p cast-agent -- tools --markdown --allow-commands > docs/tool-reference.md"
     );
 }
+
+/// Issue 17, item 14: a `run_command` call without `--allow-commands` said only "unknown tool";
+/// it says how to turn commands on.
+#[test]
+fn regression_run_command_without_allow_commands_says_how_to_allow_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cast()
+        .args([
+            "tool",
+            "run_command",
+            "--args",
+            r#"{"command": "ls"}"#,
+            "--root",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("--allow-commands"), "{text}");
+    assert!(!text.contains("unknown tool"), "{text}");
+}

@@ -445,14 +445,71 @@ impl<'a> Extractor<'a> {
     }
 }
 
-/// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`.
+/// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`; comments are dropped.
 fn tidy_signature(header: &str) -> String {
-    let line = ts::one_line(header, 400);
+    let line = ts::one_line(&without_comments(header), 400);
     line.replace("( ", "(")
         .replace(" )", ")")
         .replace(",)", ")")
         .replace("[ ", "[")
         .replace(" ]", "]")
+}
+
+/// The text with its `#` comments removed (up to each line's end), strings left alone: a
+/// signature written over several lines keeps `a,  # the first` comments out of the one-line
+/// form (where they would swallow the rest of it).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    // The open string's quote and whether it is triple-quoted.
+    let mut quote: Option<(char, bool)> = None;
+    while let Some(c) = chars.next() {
+        match quote {
+            Some((q, triple)) => {
+                out.push(c);
+                if c == '\\' {
+                    if let Some(next) = chars.next() {
+                        out.push(next);
+                    }
+                } else if c == q {
+                    if !triple {
+                        quote = None;
+                    } else if chars.peek() == Some(&q) {
+                        out.push(q);
+                        chars.next();
+                        if chars.peek() == Some(&q) {
+                            out.push(q);
+                            chars.next();
+                            quote = None;
+                        }
+                    }
+                }
+            }
+            None if c == '#' => {
+                while chars.peek().is_some_and(|&n| n != '\n') {
+                    chars.next();
+                }
+            }
+            None => {
+                out.push(c);
+                if c == '"' || c == '\'' {
+                    let triple = chars.peek() == Some(&c) && {
+                        let mut ahead = chars.clone();
+                        ahead.next();
+                        ahead.peek() == Some(&c)
+                    };
+                    if triple {
+                        out.push(c);
+                        out.push(c);
+                        chars.next();
+                        chars.next();
+                    }
+                    quote = Some((c, triple));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `inspect.cleandoc`: strip the first line, dedent the rest uniformly, drop blank edges.
@@ -542,6 +599,20 @@ def f():
         assert_eq!(file.symbols[6].decorated_line, 13);
         assert_eq!(file.symbols[6].decorators, vec!["decorator"]);
         assert_eq!(file.symbols[2].parent, Some(1));
+    }
+
+    /// Issue 17, item 14: `def f(a,  # why` kept the comment in the one-line signature,
+    /// where it swallowed the rest (`def f(a, # why b)`).
+    #[test]
+    fn regression_comments_are_dropped_from_signatures() {
+        let f = parse(
+            "def f(a,  # the first\n      ## HACK: keep b\n      b='#x',  # default\n      c=\"\"\"#\"\"\",\n      ) -> int:  # returns\n    return a\n\n\nclass K(Base,  # why\n        Mixin):\n    pass\n",
+        );
+        assert_eq!(
+            f.symbols[0].signature,
+            "def f(a, b='#x', c=\"\"\"#\"\"\") -> int"
+        );
+        assert_eq!(f.symbols[1].signature, "class K(Base, Mixin)");
     }
 
     #[test]
