@@ -186,3 +186,105 @@ fn analysis_commands_explain_themselves() {
             .stdout(predicate::str::contains("Examples"));
     }
 }
+
+/// Issue 17, item 6: `symbols`, `skeleton`, `map` and the tools never said that a file failed
+/// to parse; they name the first error's line.
+#[test]
+fn regression_a_file_that_does_not_parse_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join("bad.py"),
+        "def ok():\n    return 1\n\ndef broken(:\n    return 2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("good.py"), "def f():\n    return 1\n").unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["symbols", "bad.py"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("bad.py:4: syntax error"));
+    cast()
+        .current_dir(dir.path())
+        .args(["skeleton", "bad.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("(Line 4) # SYNTAX ERROR: "));
+    cast()
+        .current_dir(dir.path())
+        .args(["skeleton", "good.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("SYNTAX").not());
+    cast()
+        .current_dir(dir.path())
+        .arg("map")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("bad.py [SYNTAX ERROR at line 4]"))
+        .stdout(predicate::str::contains("Files that do not parse (1;"))
+        .stdout(predicate::str::contains("  bad.py:4: "));
+    let out = cast()
+        .current_dir(dir.path())
+        .args(["tool", "analyze_repository", "--args", "{}"])
+        .assert()
+        .success();
+    let result = &json_lines(&out.get_output().stdout)[0];
+    assert!(
+        result["text"].as_str().unwrap().contains("bad.py:4: "),
+        "{result}"
+    );
+}
+
+/// Issue 17, item 4: `cast show JSONEncoder.encode` listed `str.encode` calls (a receiver of
+/// unknown type) as references of the method, some lines twice. Resolved references come first;
+/// name-only guesses are listed apart, marked and counted, each place once.
+#[test]
+fn regression_show_tells_resolved_references_from_name_only_guesses() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+    std::fs::write(
+        dir.path().join("pkg/enc.py"),
+        "class JSONEncoder:\n    def encode(self, o):\n        return str(o)\n\n\n\
+         def direct(o):\n    return JSONEncoder.encode(JSONEncoder(), o)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pkg/use.py"),
+        "from pkg.enc import JSONEncoder\n\n\ndef to_bytes(s, t):\n    \
+         return s.encode(\"utf-8\") + t.encode(\"ascii\")\n\n\ndef by_class(o):\n    \
+         return JSONEncoder.encode(JSONEncoder(), o)\n",
+    )
+    .unwrap();
+    let out = cast()
+        .args(["show", "JSONEncoder.encode", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let resolved = text
+        .split("Referenced by (2):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("two resolved references expected:\n{text}"));
+    let (resolved, guessed) = resolved
+        .split_once("Referenced by name only (1;")
+        .unwrap_or_else(|| panic!("one name-only reference expected:\n{text}"));
+    assert!(resolved.contains("pkg/enc.py:7  direct"), "{text}");
+    assert!(resolved.contains("pkg/use.py:9  by_class"), "{text}");
+    assert!(!resolved.contains("to_bytes"), "{text}");
+    assert_eq!(
+        guessed.matches("? pkg/use.py:5  to_bytes").count(),
+        1,
+        "{text}"
+    );
+    let out = cast()
+        .args(["show", "--json", "JSONEncoder.encode", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let shown = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(shown["referenced_by_total"], 2);
+    assert_eq!(shown["referenced_by_name_total"], 1);
+    assert_eq!(shown["referenced_by_name"][0]["how"], "name");
+}

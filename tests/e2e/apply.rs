@@ -408,3 +408,91 @@ fn regression_apply_tells_the_format_from_the_edit() {
         .code(2)
         .stderr(predicate::str::contains("--format"));
 }
+
+/// Issue 17, items 6 and 10 (c): an edit that leaves a file which parsed unparseable is
+/// applied with a warning naming the line (and a re-indentation that parses, for a
+/// search-replace block), or refused with `--refuse-syntax-errors`.
+#[test]
+fn regression_an_edit_that_breaks_the_syntax_says_so() {
+    let dir = workspace();
+    let before = "def f():\n    for x in range(3):\n        print(x)\n    return 1\n";
+    fs::write(dir.path().join("app.py"), before).unwrap();
+    fs::write(
+        dir.path().join("shifted.txt"),
+        "------- SEARCH\n    for x in range(3):\n        print(x)\n=======\n        for x in range(3):\n            print(x + 1)\n+++++++ REPLACE\n",
+    )
+    .unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args([
+            "apply",
+            "--refuse-syntax-errors",
+            "--edit",
+            "shifted.txt",
+            "app.py",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "would not after this edit: line 4",
+        ))
+        .stderr(predicate::str::contains(
+            "| ".to_owned() + "    for x in range(3):\n|         print(x + 1)",
+        ));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        before
+    );
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "shifted.txt", "app.py"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: app.py does not parse after this edit: line 4",
+        ));
+}
+
+/// Issue 17, item 13: `cast undo --list` printed epoch seconds, and dry-run diffs named the
+/// file `--- a//abs/path`.
+#[test]
+fn regression_undo_list_times_and_dry_run_paths_read_as_a_person_expects() {
+    let dir = workspace();
+    fs::create_dir(dir.path().join("src")).unwrap();
+    fs::write(dir.path().join("src/app.py"), "def f():\n    return 1\n").unwrap();
+    cast()
+        .current_dir(dir.path().join("src"))
+        .args(["apply", "--dry-run", "--edit", "../edit.txt", "app.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "--- a/src/app.py\n+++ b/src/app.py\n",
+        ));
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "edit.txt", "app.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("app.py: applied"));
+    let listed = cast()
+        .current_dir(dir.path())
+        .args(["undo", "--list"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let listed = String::from_utf8(listed).unwrap();
+    let line = listed.lines().next().unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert!(
+        fields.len() > 4
+            && fields[1].len() == 10
+            && fields[1].as_bytes()[4] == b'-'
+            && fields[2].len() == 8
+            && fields[2].as_bytes()[2] == b':'
+            && fields[3] == "UTC"
+            && line.contains("(just now)"),
+        "{line}"
+    );
+}

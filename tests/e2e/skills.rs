@@ -428,3 +428,149 @@ fn optimize_follows_a_real_traceback_to_the_failing_function_and_fixes_it() {
         template_text("gaia_agent", "gaia_agent.py")
     );
 }
+
+/// Issue 17, item 12: `cast optimize DIR` required `--trace`; feedback alone (or a reward)
+/// drives it too, with the package's map focused on what the feedback is about.
+#[test]
+fn regression_optimize_runs_from_feedback_and_a_reward_without_a_trace() {
+    if !python_available() {
+        skip_test("python3 is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let pkg = work.path().join("gaia_agent");
+    std::fs::create_dir(&pkg).unwrap();
+    for file in [
+        "README.md",
+        "__init__.py",
+        "gaia_agent.py",
+        "mcp_config.py",
+        "selfcheck.py",
+    ] {
+        let mut text = template_text("gaia_agent", file);
+        if file == "gaia_agent.py" {
+            text = text.replace(
+                "return self.call_mcp(tool[\"server\"], name, args)",
+                "return self.call_mcp(tool[\"srv\"], name, args)",
+            );
+        }
+        std::fs::write(pkg.join(file), text).unwrap();
+    }
+    // Nothing to go on is bad usage, and no model is asked.
+    let idle = ScriptedServer::start(vec![]);
+    let out = cast_with_model(&idle, home.path())
+        .args(["optimize", "--no-stream"])
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--feedback"));
+    assert!(idle.requests().is_empty());
+
+    let server = ScriptedServer::start(vec![
+        Reply::openai_call(
+            "o1",
+            "Tools are dispatched in _dispatch; fix the key.",
+            "search_replace",
+            json!({
+                "target_file": "gaia_agent.py",
+                "diff": "------- SEARCH\n        return self.call_mcp(tool[\"srv\"], name, args)\n=======\n        return self.call_mcp(tool[\"server\"], name, args)\n+++++++ REPLACE\n",
+            }),
+        ),
+        Reply::openai_call(
+            "o2",
+            "Done.",
+            "finish",
+            json!({"response": "_dispatch read the MCP server under the wrong key."}),
+        ),
+    ]);
+    let out = cast_with_model(&server, home.path())
+        .args([
+            "optimize",
+            "--json",
+            "--no-stream",
+            "--feedback",
+            "the MCP tool dispatch never reaches the server",
+            "--reward",
+            "0.25",
+        ])
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let task = server.requests()[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        task.contains("the MCP tool dispatch never reaches the server")
+            && task.contains("Reward of the run: 0.25")
+            && task.contains("There is no trace of the run")
+            && task.contains("gaia_agent.py"),
+        "{task}"
+    );
+    assert_eq!(report(&out.stdout)["validated"], true);
+}
+
+/// Issue 17, item 12: `cast map --trace` refused CAST's own session traces
+/// (`.cast/traces/ID.jsonl`); the files the session's tools read and edited are what ran.
+#[test]
+fn regression_map_accepts_a_cast_session_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shop")).unwrap();
+    std::fs::write(
+        dir.path().join("shop/pricing.py"),
+        "def price(x):\n    return x\n\n\ndef discount(amount, code):\n    if code == \"SAVE10\":\n        return amount * 0.9\n    return amount\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("shop/other.py"),
+        "def other():\n    return 1\n",
+    )
+    .unwrap();
+    let trace = [
+        json!({"event": "start", "task": "Accept WELCOME", "root": "/x", "ts": "t"}),
+        json!({"event": "tool_call", "id": "c1", "step": 1, "tool": "read_file", "params": {"target_file": "shop/pricing.py", "start_line": 5}}),
+        json!({"event": "tool_result", "id": "c1", "step": 1, "tool": "read_file", "status": "ok", "summary": "read"}),
+        json!({"event": "tool_call", "id": "c2", "step": 2, "tool": "search_replace", "params": {"target_file": "shop/pricing.py", "diff": "…"}}),
+        json!({"event": "tool_result", "id": "c2", "step": 2, "tool": "search_replace", "status": "refused", "summary": "The SEARCH text is not in the file"}),
+        json!({"event": "edit", "path": "shop/pricing.py", "step": 3, "diff": "--- a/shop/pricing.py\n+++ b/shop/pricing.py\n@@ -5,4 +5,4 @@\n def discount(amount, code):\n-    if code == \"SAVE10\":\n+    if code in (\"SAVE10\", \"WELCOME\"):\n         return amount * 0.9\n"}),
+        json!({"event": "final", "response": "done", "steps": 3}),
+    ]
+    .iter()
+    .map(|v| v.to_string() + "\n")
+    .collect::<String>();
+    std::fs::create_dir_all(dir.path().join(".cast/traces")).unwrap();
+    let trace_file = dir.path().join(".cast/traces/20261123-000000-abcd.jsonl");
+    std::fs::write(&trace_file, trace).unwrap();
+    let out = crate::support::cast()
+        .current_dir(dir.path())
+        .args(["map", "--trace"])
+        .arg(&trace_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("1 of 2 files ran"), "{text}");
+    assert!(text.contains("pricing.py [ran"), "{text}");
+    assert!(
+        text.contains("def discount(amount, code)  [ran 2×]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The SEARCH text is not in the file"),
+        "{text}"
+    );
+    assert!(!text.contains("other.py [ran"), "{text}");
+}

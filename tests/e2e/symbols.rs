@@ -282,3 +282,42 @@ fn agrees_with_python_ast_on_a_sizeable_part_of_the_stdlib() {
     eprintln!("{total} symbols agree with ast");
     assert!(total > 5_000, "only {total} symbols compared");
 }
+
+/// Issue 17, item 8: `cast symbols a.js` exited 1 with no message and `cast skeleton a.js`
+/// printed its message twice; with another file, `cast symbols a.js b.py` dropped `a.js` without
+/// a word and printed `b.py/b.py:…`. An unsupported file gets one clear line. (JavaScript is
+/// supported since issue 15, so a Ruby file stands in for the unsupported one.)
+#[test]
+fn regression_an_unsupported_file_gets_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.rb"), "def f\n  1\nend\n").unwrap();
+    std::fs::write(dir.path().join("b.py"), "def f():\n    pass\n").unwrap();
+    let one_line = |stderr: &[u8]| {
+        let text = String::from_utf8_lossy(stderr).into_owned();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(
+            text.starts_with("cast: a.rb: not a supported file type; CAST parses ")
+                && text.contains(".py"),
+            "{text}"
+        );
+    };
+    for command in ["symbols", "skeleton"] {
+        let out = cast()
+            .current_dir(dir.path())
+            .args([command, "a.rb"])
+            .assert()
+            .code(1);
+        one_line(&out.get_output().stderr);
+        let out = cast()
+            .current_dir(dir.path())
+            .args([command, "a.rb", "b.py"])
+            .assert()
+            .success();
+        one_line(&out.get_output().stderr);
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(
+            stdout.starts_with("b.py:1-2 function f") || stdout.starts_with("==> b.py <=="),
+            "{stdout}"
+        );
+    }
+}

@@ -310,11 +310,11 @@ fn finish_run_command_and_bad_calls() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("cart.py"));
+    // Without --allow-commands, run_command is refused with the flag that offers it (issue 17,
+    // item 14), not reported as an unknown tool.
     let (code, v) = tool(dir.path(), "run_command", json!({"command": "ls"}));
-    assert_eq!(
-        code, 2,
-        "run_command exists only with --allow-commands: {v}"
-    );
+    assert_eq!(code, 1, "run_command runs only with --allow-commands: {v}");
+    assert!(text(&v).contains("--allow-commands"), "{v}");
     let (code, v) = tool(
         dir.path(),
         "read_file",
@@ -344,4 +344,26 @@ fn the_tool_reference_in_docs_is_current() {
         generated == committed,
         "docs/tool-reference.md is stale; regenerate it with\n  cargo run -q -p cast-agent -- tools --markdown --allow-commands > docs/tool-reference.md"
     );
+}
+
+/// Issue 17, item 14: a `run_command` call without `--allow-commands` said only "unknown tool";
+/// it says how to turn commands on.
+#[test]
+fn regression_run_command_without_allow_commands_says_how_to_allow_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cast()
+        .args([
+            "tool",
+            "run_command",
+            "--args",
+            r#"{"command": "ls"}"#,
+            "--root",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("--allow-commands"), "{text}");
+    assert!(!text.contains("unknown tool"), "{text}");
 }

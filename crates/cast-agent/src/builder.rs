@@ -109,6 +109,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Refuse edits that leave a file which parses unparseable (by default they are applied
+    /// and the result says what broke).
+    pub fn refuse_syntax_errors(mut self, yes: bool) -> Self {
+        self.ctx.refuse_syntax_errors = yes;
+        self
+    }
+
     /// Offer no tool that changes anything, and refuse writes in the tools that remain.
     pub fn read_only(mut self, yes: bool) -> Self {
         self.read_only = yes;

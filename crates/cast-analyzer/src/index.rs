@@ -278,7 +278,7 @@ impl Writer<'_> {
         let parsed = parsed.map(|(p, _)| p);
         let flags = match parsed {
             Some(p) => {
-                (if p.has_syntax_errors {
+                (if p.has_syntax_errors() {
                     FLAG_SYNTAX_ERRORS
                 } else {
                     0

@@ -55,7 +55,7 @@ pub use error::{AnalyzerError, Result};
 pub use find::{FindMode, Found, Hit, HitKind, Scores};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};
 pub use index::{Index, IndexOptions, IndexReport, Phases, Progress, Refresh};
-pub use map::{LogicMap, MapError, MapFile, MapOptions, MapSymbol};
+pub use map::{LogicMap, MAX_UNPARSED, MapError, MapFile, MapOptions, MapSymbol, UnparsedFile};
 pub use show::{Reference as ShownReference, SymbolSource};
 pub use skeleton::{Skeleton, SkeletonLine};
 pub use store::{SCHEMA_VERSION, default_db_path};

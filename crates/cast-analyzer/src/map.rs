@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use cast_parser::SymbolKind;
+use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
@@ -51,6 +51,7 @@ impl Default for MapOptions {
 /// An error of the trace at a line of a shown file.
 #[derive(Debug, Clone, Serialize)]
 pub struct MapError {
+    /// 0 when the error is about the whole file.
     pub line: u32,
     pub message: String,
     /// The code at that line.
@@ -90,6 +91,17 @@ pub struct MapFile {
     pub symbols: Vec<MapSymbol>,
     /// Errors at module level (outside any definition).
     pub errors: Vec<MapError>,
+    /// The file's first syntax error, when it does not parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax_error: Option<SyntaxError>,
+}
+
+/// A file of the code base that does not parse.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnparsedFile {
+    pub path: String,
+    /// The first syntax error.
+    pub error: SyntaxError,
 }
 
 /// The L1 map.
@@ -107,15 +119,24 @@ pub struct LogicMap {
     /// Files of the trace that are not in the index (outside the root, or not code).
     pub trace_unmatched: Vec<String>,
     pub traced: bool,
+    /// Files that do not parse (the first [`MAX_UNPARSED`], by path), and how many there are.
+    pub unparsed: Vec<UnparsedFile>,
+    pub unparsed_total: usize,
     /// The task the map is focused on, if any.
     pub focus: Option<String>,
 }
+
+/// How many files that do not parse the map names.
+pub const MAX_UNPARSED: usize = 10;
 
 fn file_line(f: &MapFile) -> String {
     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
     let mut s = format!("  {name}");
     if let Some(c) = f.calls {
         s.push_str(&format!(" [ran {c}×]"));
+    }
+    if let Some(e) = &f.syntax_error {
+        s.push_str(&format!(" [SYNTAX ERROR at line {}]", e.line));
     }
     if let Some(d) = &f.description {
         s.push_str(" — ");
@@ -149,6 +170,10 @@ fn symbol_line(s: &MapSymbol) -> String {
 }
 
 fn error_line(e: &MapError, depth: usize) -> String {
+    if e.line == 0 {
+        // An error of the whole file (a tool call on it that was refused).
+        return format!("    {}[ERROR: {}]\n", "  ".repeat(depth + 1), e.message);
+    }
     format!(
         "    {}{:>4} │ {}  [ERROR: {}]\n",
         "  ".repeat(depth + 1),
@@ -194,6 +219,24 @@ impl LogicMap {
                 "… {} more files and {} more symbols not shown (raise the budget to see more)\n",
                 self.omitted_files, self.omitted_symbols
             ));
+        }
+        if !self.unparsed.is_empty() {
+            out.push_str(&format!(
+                "Files that do not parse ({}; their symbols are best effort):\n",
+                self.unparsed_total
+            ));
+            for u in &self.unparsed {
+                out.push_str(&format!(
+                    "  {}:{}: {}\n",
+                    u.path, u.error.line, u.error.message
+                ));
+            }
+            if self.unparsed_total > self.unparsed.len() {
+                out.push_str(&format!(
+                    "  … and {} more\n",
+                    self.unparsed_total - self.unparsed.len()
+                ));
+            }
         }
         if !self.trace_unmatched.is_empty() {
             out.push_str(&format!(
@@ -479,9 +522,42 @@ impl Index {
         None
     }
 
+    /// The files flagged as not parsing (by path), each parsed again for its first error, at
+    /// most [`MAX_UNPARSED`]; and how many are flagged.
+    fn unparsed_files(&self) -> Result<(Vec<UnparsedFile>, usize)> {
+        let err = db_err(&self.db_path);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path FROM files WHERE flags & 1 = 1 AND flags & 4 = 0 ORDER BY path")
+            .map_err(&err)?;
+        let paths: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(&err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&err)?;
+        let total = paths.len();
+        let mut out = Vec::new();
+        for path in paths.into_iter().take(MAX_UNPARSED) {
+            let full = self.root.join(&path);
+            let Some(language) = self.registry.for_path(&full) else {
+                continue;
+            };
+            // The file may have changed since it was indexed: then say nothing of it.
+            let error = SourceText::read(&full, cast_parser::DEFAULT_MAX_FILESIZE)
+                .ok()
+                .and_then(|source| language.parse_text(&source.text).ok())
+                .and_then(|parsed| parsed.syntax_error);
+            if let Some(error) = error {
+                out.push(UnparsedFile { path, error });
+            }
+        }
+        Ok((out, total))
+    }
+
     /// L1: the logic map within `options.budget` tokens.
     pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
         let files = self.map_files()?;
+        let (unparsed, unparsed_total) = self.unparsed_files()?;
         let file_ranks = self.file_ranks()?;
         let sym_ranks = self.symbol_ranks()?;
         let symbols_total: usize = self
@@ -606,6 +682,10 @@ impl Index {
                 .filter(|(fid, s, _)| *fid == f.id && s.is_none())
                 .map(|(_, _, e)| e.clone())
                 .collect(),
+            syntax_error: unparsed
+                .iter()
+                .find(|u| u.path == f.path)
+                .map(|u| u.error.clone()),
         };
         let mut used = estimate_tokens(
             &LogicMap {
@@ -619,10 +699,16 @@ impl Index {
                 tokens: 0,
                 trace_unmatched: Vec::new(),
                 traced,
+                unparsed: Vec::new(),
+                unparsed_total: 0,
                 focus: options.focus.clone(),
             }
             .header(),
-        ) + 25;
+        ) + 25
+            + unparsed
+                .iter()
+                .map(|u| estimate_tokens(&u.path) + estimate_tokens(&u.error.message) + 3)
+                .sum::<usize>();
         let mut dirs: HashSet<String> = HashSet::new();
         let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
         let budget = options.budget;
@@ -789,6 +875,8 @@ impl Index {
             tokens: 0,
             trace_unmatched: unmatched,
             traced,
+            unparsed,
+            unparsed_total,
             focus: options.focus.clone(),
         };
         map.tokens = estimate_tokens(&map.render());

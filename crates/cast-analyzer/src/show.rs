@@ -8,7 +8,10 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
-use crate::resolve::{How, decode_edges_raw};
+use crate::resolve::{How, RawEdge, decode_edges_raw};
+
+/// How many references of each list are shown.
+const MAX_LISTED: usize = 50;
 use crate::store::db_err;
 use crate::{AnalyzerError, Result};
 
@@ -42,12 +45,20 @@ pub struct SymbolSource {
     pub end_line: u32,
     /// The exact text of those lines.
     pub source: String,
-    /// Who references this symbol (resolved references), at most 50.
+    /// Who references this symbol, resolved (through a scope, an import, `self`, `super()` or
+    /// an attribute of a known module or class), at most 50, one per (place, referrer).
     pub referenced_by: Vec<Reference>,
     /// How many resolved references there are in all.
     pub referenced_by_total: usize,
+    /// References matched by name alone (a call on a receiver of unknown type, a name with no
+    /// binding): guesses, not evidence; at most 50, none at a place already resolved.
+    pub referenced_by_name: Vec<Reference>,
+    /// How many name-only references there are in all.
+    pub referenced_by_name_total: usize,
     /// What this symbol references (resolved), at most 50.
     pub references: Vec<Reference>,
+    /// What this symbol may reference by name alone (guesses), at most 50.
+    pub references_by_name: Vec<Reference>,
     /// Other symbols the query also matched (`path:line qualname`), best first.
     pub others: Vec<String>,
 }
@@ -76,25 +87,15 @@ impl SymbolSource {
                 return;
             }
             out.push_str(&format!("{title} ({total}):\n"));
-            for r in refs {
+            list_refs(out, refs, total);
+        };
+        let guesses = |out: &mut String, title: &str, refs: &[Reference], total: usize| {
+            if !refs.is_empty() {
                 out.push_str(&format!(
-                    "  {}:{}  {} ({}:{})  [{}, {}{}]\n",
-                    r.path,
-                    r.line,
-                    r.symbol.as_deref().unwrap_or("<module>"),
-                    r.symbol_path,
-                    r.symbol_line,
-                    format!("{:?}", r.kind).to_lowercase(),
-                    r.how.as_str(),
-                    if r.weight < 1.0 {
-                        format!(", 1 of {}", (1.0 / r.weight).round())
-                    } else {
-                        String::new()
-                    }
+                    "{title} by name only ({total}; guesses: the receiver's type or the name's \
+                     binding is unknown):\n"
                 ));
-            }
-            if total > refs.len() {
-                out.push_str(&format!("  … and {} more\n", total - refs.len()));
+                list_refs(out, refs, total);
             }
         };
         list(
@@ -103,17 +104,74 @@ impl SymbolSource {
             &self.referenced_by,
             self.referenced_by_total,
         );
+        guesses(
+            &mut out,
+            "Referenced",
+            &self.referenced_by_name,
+            self.referenced_by_name_total,
+        );
         list(
             &mut out,
             "References",
             &self.references,
             self.references.len(),
         );
+        guesses(
+            &mut out,
+            "References",
+            &self.references_by_name,
+            self.references_by_name.len(),
+        );
         if !self.others.is_empty() {
             out.push_str(&format!("Also matching: {}\n", self.others.join(", ")));
         }
         out
     }
+}
+
+/// One line per reference; a name-only one is marked `?` with its number of candidates.
+fn list_refs(out: &mut String, refs: &[Reference], total: usize) {
+    for r in refs {
+        let guess = r.how == How::Name;
+        out.push_str(&format!(
+            "  {}{}:{}  {} ({}:{})  [{}, {}{}]\n",
+            if guess { "? " } else { "" },
+            r.path,
+            r.line,
+            r.symbol.as_deref().unwrap_or("<module>"),
+            r.symbol_path,
+            r.symbol_line,
+            format!("{:?}", r.kind).to_lowercase(),
+            r.how.as_str(),
+            if r.weight < 1.0 {
+                format!(", 1 of {} candidates", (1.0 / r.weight).round())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if total > refs.len() {
+        out.push_str(&format!("  … and {} more\n", total - refs.len()));
+    }
+}
+
+/// The edges between two symbols at one place, reduced to one: a resolved edge wins over a
+/// name-only guess, so a place is listed once, in the list it belongs to.
+fn one_per_place<K: Ord>(edges: impl IntoIterator<Item = (K, RawEdge)>) -> Vec<(K, RawEdge)> {
+    let mut best: std::collections::BTreeMap<K, RawEdge> = std::collections::BTreeMap::new();
+    for (key, e) in edges {
+        match best.entry(key) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(e);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                if o.get().how == How::Name && e.how != How::Name {
+                    o.insert(e);
+                }
+            }
+        }
+    }
+    best.into_iter().collect()
 }
 
 #[derive(Debug, Clone)]
@@ -341,7 +399,10 @@ impl Index {
                     end_line: end,
                     referenced_by: Vec::new(),
                     referenced_by_total: 0,
+                    referenced_by_name: Vec::new(),
+                    referenced_by_name_total: 0,
                     references: Vec::new(),
+                    references_by_name: Vec::new(),
                     others: Vec::new(),
                 })
             }
@@ -351,9 +412,6 @@ impl Index {
     fn source_of(&self, row: &SymRow) -> Result<SymbolSource> {
         let err = db_err(&self.db_path);
         let source = self.read_lines(&row.path, row.decorated_line, row.end_line)?;
-        let mut referenced_by = Vec::new();
-        let mut total = 0;
-        let mut references = Vec::new();
         let mut qualnames: HashMap<i64, Option<(String, String, u32)>> = HashMap::new();
         let mut name_of = |id: i64| -> Result<Option<(String, String, u32)>> {
             if let Some(v) = qualnames.get(&id) {
@@ -378,7 +436,10 @@ impl Index {
                 ))
             })
             .map_err(&err)?;
+        // Keyed by place and the symbol on the other side: two calls of the same method on one
+        // line (`s.encode() + t.encode()`) are one reference, not two.
         let mut incoming = Vec::new();
+        let mut outgoing = Vec::new();
         for r in rows {
             let (path, blob, file_id) = r.map_err(&err)?;
             let Some(edges) = decode_edges_raw(&blob) else {
@@ -386,17 +447,18 @@ impl Index {
             };
             for e in edges {
                 if e.dst == row.id {
-                    total += 1;
-                    if incoming.len() < 50 {
-                        incoming.push((path.clone(), e));
-                    }
+                    incoming.push(((path.clone(), e.line, e.src), e));
                 }
-                if file_id == row.file_id && e.src == row.id && references.len() < 50 {
-                    references.push(e);
+                if file_id == row.file_id && e.src == row.id {
+                    outgoing.push(((e.line, e.dst), e));
                 }
             }
         }
-        for (path, e) in incoming {
+        let (resolved_in, guessed_in): (Vec<_>, Vec<_>) = one_per_place(incoming)
+            .into_iter()
+            .partition(|(_, e)| e.how != How::Name);
+        let (referenced_by_total, referenced_by_name_total) = (resolved_in.len(), guessed_in.len());
+        let mut referrer = |(path, _, _): (String, u32, i64), e: RawEdge| -> Result<Reference> {
             let (symbol, symbol_line) = if e.src == 0 {
                 (None, 1)
             } else {
@@ -405,7 +467,7 @@ impl Index {
                     None => (None, 1),
                 }
             };
-            referenced_by.push(Reference {
+            Ok(Reference {
                 symbol_path: path.clone(),
                 path,
                 line: e.line,
@@ -414,12 +476,31 @@ impl Index {
                 kind: e.kind,
                 how: e.how,
                 weight: 1.0 / f64::from(e.k.max(1)),
-            });
-        }
-        let references = references
+            })
+        };
+        let referenced_by = resolved_in
             .into_iter()
-            .map(|e| {
-                Ok(name_of(e.dst)?.map(|(path, q, l)| Reference {
+            .take(MAX_LISTED)
+            .map(|(k, e)| referrer(k, e))
+            .collect::<Result<Vec<_>>>()?;
+        let referenced_by_name = guessed_in
+            .into_iter()
+            .take(MAX_LISTED)
+            .map(|(k, e)| referrer(k, e))
+            .collect::<Result<Vec<_>>>()?;
+        let mut references = Vec::new();
+        let mut references_by_name = Vec::new();
+        for (_, e) in one_per_place(outgoing) {
+            let list = if e.how == How::Name {
+                &mut references_by_name
+            } else {
+                &mut references
+            };
+            if list.len() >= MAX_LISTED {
+                continue;
+            }
+            if let Some((path, q, l)) = name_of(e.dst)? {
+                list.push(Reference {
                     path: row.path.clone(),
                     line: e.line,
                     symbol: Some(q),
@@ -428,12 +509,9 @@ impl Index {
                     kind: e.kind,
                     how: e.how,
                     weight: 1.0 / f64::from(e.k.max(1)),
-                }))
-            })
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .flatten()
-            .collect();
+                });
+            }
+        }
         Ok(SymbolSource {
             path: row.path.clone(),
             kind: Some(row.kind),
@@ -443,8 +521,11 @@ impl Index {
             end_line: row.end_line,
             source,
             referenced_by,
-            referenced_by_total: total,
+            referenced_by_total,
+            referenced_by_name,
+            referenced_by_name_total,
             references,
+            references_by_name,
             others: Vec::new(),
         })
     }

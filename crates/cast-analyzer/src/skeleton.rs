@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use cast_parser::{Import, ParsedFile, Registry, SourceText, SymbolKind};
+use cast_parser::{Import, ParsedFile, Registry, SourceText, SymbolKind, SyntaxError};
 use serde::Serialize;
 
 use crate::{AnalyzerError, Result};
@@ -44,6 +44,10 @@ pub struct Skeleton {
     pub line_count: u32,
     /// Size of the source in bytes, to compare with the skeleton's.
     pub source_bytes: usize,
+    /// The first syntax error, when the file does not parse (the skeleton is then best
+    /// effort).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syntax_error: Option<SyntaxError>,
     pub lines: Vec<SkeletonLine>,
 }
 
@@ -51,6 +55,13 @@ impl Skeleton {
     /// The skeleton as a model reads it: `(Line N) text`, one line each.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        if let Some(error) = &self.syntax_error {
+            out.push_str(&format!(
+                "(Line {}) # SYNTAX ERROR: {}. This file does not parse; the skeleton below is \
+                 best effort.\n",
+                error.line, error.message
+            ));
+        }
         for l in &self.lines {
             out.push_str("(Line ");
             out.push_str(&l.line.to_string());
@@ -90,15 +101,7 @@ pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<S
         .for_path(path)
         .ok_or_else(|| AnalyzerError::Parse {
             path: rel.to_owned(),
-            source: cast_parser::ParseError::Unsupported {
-                path: path.to_path_buf(),
-                supported: registry
-                    .extensions()
-                    .iter()
-                    .map(|e| format!(".{e}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            },
+            source: registry.unsupported(path),
         })?;
     let source = SourceText::read(path, cast_parser::DEFAULT_MAX_FILESIZE).map_err(|source| {
         AnalyzerError::Parse {
@@ -127,6 +130,7 @@ pub fn skeleton_of_parsed(rel: &str, text: &str, parsed: &ParsedFile) -> Skeleto
         language: parsed.language,
         line_count: parsed.line_count,
         source_bytes: text.len(),
+        syntax_error: parsed.syntax_error.clone(),
         lines,
     }
 }

@@ -22,6 +22,11 @@
 //!    `line` say where; `count` defaults to 1. Other fields (`ts`, `tool`, …) and other events
 //!    are ignored, so an agent's own step log can carry these fields as it goes. Blank lines are
 //!    skipped; a line that is not JSON is an error naming its line number.
+//!
+//!    **A CAST session trace** (`.cast/traces/ID.jsonl`, events without `file`) is read as the
+//!    same: each tool call naming a file (`target_file`, `path`, …) is a call there, each edit
+//!    one at its first changed line, and a tool call that failed or was refused an error at its
+//!    file with the result's summary.
 
 use std::sync::LazyLock;
 
@@ -42,6 +47,7 @@ pub struct Frame {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TraceError {
     pub file: String,
+    /// 0 when the error is about the whole file (a session's refused tool call named no line).
     pub line: u32,
     pub message: String,
 }
@@ -112,16 +118,27 @@ pub fn parse_trace(text: &str) -> Result<Trace, TraceParseError> {
 
 fn parse_json_lines(text: &str) -> Result<Trace, TraceParseError> {
     let mut trace = Trace::default();
+    let mut session = SessionEvents::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let ev: JsonEvent = serde_json::from_str(line).map_err(|e| TraceParseError {
+        let not_an_event = |e: serde_json::Error| TraceParseError {
             line: i + 1,
             message: format!(
                 "not a JSON execution event ({e}); see the format in docs/analyzer.md"
             ),
-        })?;
+        };
+        let value: serde_json::Value = serde_json::from_str(line).map_err(not_an_event)?;
+        // A CAST session trace (`.cast/traces/ID.jsonl`) names files in its tool calls and
+        // edits, not in a `file` field.
+        if value.get("file").is_none()
+            && let Some(event) = value.get("event").and_then(|e| e.as_str())
+        {
+            session.read(event, &value, &mut trace);
+            continue;
+        }
+        let ev: JsonEvent = serde_json::from_value(value).map_err(not_an_event)?;
         match ev.event.as_deref().unwrap_or("call") {
             "call" | "line" => trace.frames.push(Frame {
                 file: ev.file,
@@ -138,6 +155,99 @@ fn parse_json_lines(text: &str) -> Result<Trace, TraceParseError> {
         }
     }
     Ok(trace)
+}
+
+/// The parameters of CAST's tools that name a file.
+const FILE_PARAMS: [&str; 4] = [
+    "target_file",
+    "path",
+    "file_path",
+    "relative_workspace_path",
+];
+
+/// Reads the events of a CAST session trace: each tool call naming a file counts as one call
+/// there (at `start_line` when given), each edit as one at its first changed line, and a tool
+/// call that failed or was refused is an error at its file with the result's summary.
+#[derive(Default)]
+struct SessionEvents {
+    /// Tool call id → the place it named.
+    calls: std::collections::HashMap<String, (String, u32)>,
+}
+
+impl SessionEvents {
+    fn read(&mut self, event: &str, value: &serde_json::Value, trace: &mut Trace) {
+        let text = |v: &serde_json::Value, key: &str| {
+            v.get(key).and_then(|x| x.as_str()).map(str::to_owned)
+        };
+        match event {
+            "tool_call" => {
+                let Some(params) = value.get("params") else {
+                    return;
+                };
+                let Some(file) = FILE_PARAMS.iter().find_map(|k| text(params, k)) else {
+                    return;
+                };
+                let line = ["start_line", "line"]
+                    .iter()
+                    .find_map(|k| params.get(*k).and_then(|x| x.as_u64()))
+                    .and_then(|l| u32::try_from(l).ok());
+                if let Some(id) = text(value, "id") {
+                    self.calls.insert(id, (file.clone(), line.unwrap_or(0)));
+                }
+                trace.frames.push(Frame {
+                    file,
+                    line,
+                    function: None,
+                    count: 1,
+                });
+            }
+            "edit" => {
+                let Some(file) = text(value, "path") else {
+                    return;
+                };
+                let line = text(value, "diff").and_then(|d| first_changed_line(&d));
+                trace.frames.push(Frame {
+                    file,
+                    line,
+                    function: None,
+                    count: 1,
+                });
+            }
+            "tool_result" => {
+                let failed = matches!(
+                    value.get("status").and_then(|s| s.as_str()),
+                    Some("error" | "refused")
+                );
+                let place = text(value, "id").and_then(|id| self.calls.get(&id));
+                if let (true, Some((file, line))) = (failed, place) {
+                    trace.errors.push(TraceError {
+                        file: file.clone(),
+                        line: *line,
+                        message: text(value, "summary").unwrap_or_else(|| "refused".into()),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first line a unified diff adds or removes, in the new file's numbering.
+fn first_changed_line(diff: &str) -> Option<u32> {
+    let mut line = None;
+    for l in diff.lines() {
+        if let Some(rest) = l.strip_prefix("@@ ") {
+            let new = rest.split_whitespace().find(|p| p.starts_with('+'))?;
+            let start = new.trim_start_matches('+').split(',').next()?;
+            line = start.parse::<u32>().ok();
+        } else if let Some(n) = line.as_mut() {
+            if (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") {
+                return Some(*n);
+            }
+            *n += 1;
+        }
+    }
+    line
 }
 
 fn parse_traceback(text: &str, trace: &mut Trace) {
@@ -337,5 +447,31 @@ FAILED tests/test_cart.py::test_total - ZeroDivisionError: division by zero
         assert_eq!(t.errors[0].message, "boom");
         let bad = parse_trace("{\"file\":\"a.py\"}\nnot json\n").unwrap_err();
         assert_eq!(bad.line, 2);
+    }
+
+    #[test]
+    fn a_cast_session_trace_gives_the_files_its_tools_touched() {
+        let text = concat!(
+            "{\"event\":\"start\",\"task\":\"t\"}\n",
+            "{\"event\":\"tool_call\",\"id\":\"a\",\"tool\":\"read_file\",\"params\":{\"target_file\":\"a.py\",\"start_line\":3}}\n",
+            "{\"event\":\"tool_call\",\"id\":\"b\",\"tool\":\"grep_search\",\"params\":{\"query\":\"x\"}}\n",
+            "{\"event\":\"tool_result\",\"id\":\"a\",\"status\":\"refused\",\"summary\":\"no such lines\"}\n",
+            "{\"event\":\"edit\",\"path\":\"b.py\",\"diff\":\"--- a/b.py\\n+++ b/b.py\\n@@ -8,3 +8,3 @@\\n keep\\n-old\\n+new\\n\"}\n",
+        );
+        let t = parse_trace(text).unwrap();
+        assert_eq!(t.frames.len(), 2);
+        assert_eq!(
+            (t.frames[0].file.as_str(), t.frames[0].line),
+            ("a.py", Some(3))
+        );
+        assert_eq!(
+            (t.frames[1].file.as_str(), t.frames[1].line),
+            ("b.py", Some(9))
+        );
+        assert_eq!(t.errors.len(), 1);
+        assert_eq!(
+            (t.errors[0].line, t.errors[0].message.as_str()),
+            (3, "no such lines")
+        );
     }
 }

@@ -66,6 +66,10 @@ pub struct Args {
     /// whitespace, blank-line or similarity tiers).
     #[arg(long)]
     exact_match_only: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default it is applied
+    /// with a warning naming the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
     /// The file to edit. Omit it for a reply with `<file-edit filePath="…">` sections.
     #[arg(value_name = "TARGET")]
     target: Option<PathBuf>,
@@ -127,7 +131,9 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                     return refused(&args, out, CoderError::from(refusal.with_path(&target)));
                 }
             };
-            (root, vec![FileEdit::new(target, edit)])
+            // Named relative to the root, as every path CAST prints.
+            let named = relative_to(&cwd.join(&root), &target).unwrap_or_else(|| target.clone());
+            (root, vec![FileEdit::new(named, edit)])
         }
         None => {
             let root = args.root.clone().unwrap_or_else(|| find_root(&cwd));
@@ -158,7 +164,9 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             fe.edit.set_exact_only();
         }
     }
-    let mut coder = Coder::new(&root).described_as(format!("cast apply --format {format}"));
+    let mut coder = Coder::new(&root)
+        .described_as(format!("cast apply --format {format}"))
+        .refusing_syntax_errors(args.refuse_syntax_errors);
     if args.no_undo {
         coder = coder.without_journal();
     }
@@ -174,8 +182,31 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     }
 }
 
+/// `path` relative to `root` when it lies inside it (compared by real location; a file that
+/// does not exist yet by its folder's).
+fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    let real = path
+        .canonicalize()
+        .ok()
+        .or_else(|| Some(path.parent()?.canonicalize().ok()?.join(path.file_name()?)))?;
+    let rel = real.strip_prefix(&root).ok()?;
+    (!rel.as_os_str().is_empty()).then(|| rel.to_path_buf())
+}
+
 fn report(args: &Args, out: &mut Out, set: &ChangeSet) -> anyhow::Result<Exit> {
     for f in &set.files {
+        if let Some(error) = &f.new_syntax_error {
+            warn(format_args!(
+                "warning: {} {} after this edit: {error}",
+                f.path.display(),
+                if args.dry_run {
+                    "would not parse"
+                } else {
+                    "does not parse"
+                }
+            ));
+        }
         if args.json {
             out.json(f)?;
             continue;

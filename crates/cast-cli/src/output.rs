@@ -73,10 +73,27 @@ pub fn finish(result: anyhow::Result<Exit>, mut out: Out) -> ExitCode {
         Ok(Exit::BadUsage) => ExitCode::from(2),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            let _ = writeln!(io::stderr().lock(), "cast: error: {err:#}");
+            let _ = writeln!(io::stderr().lock(), "cast: error: {}", error_text(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, leaving out a cause its parent already says (an error
+/// written as `{path}: {source}` that also names `source` as its cause).
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let said = cause.to_string();
+        if text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

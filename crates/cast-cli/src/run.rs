@@ -78,6 +78,10 @@ pub struct Args {
     /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    refuse_syntax_errors: bool,
     #[command(flatten)]
     sandbox: crate::sandbox::SandboxArgs,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
@@ -255,6 +259,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let agent = builder
         .sandbox(sandbox)
         .allow_commands(args.allow_commands)
+        .refuse_syntax_errors(args.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(preferences(memory.as_ref()))

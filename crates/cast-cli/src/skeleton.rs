@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
-use cast_analyzer::cast_parser::{Registry, WalkOptions, relative, source_files};
+use cast_analyzer::AnalyzerError;
+use cast_analyzer::cast_parser::{ParseError, Registry, WalkOptions, relative, source_files};
 use cast_analyzer::skeleton::skeleton_of_file;
 
 use crate::output::warn;
@@ -16,6 +17,9 @@ use crate::{Exit, Out};
 /// Folders are walked like ripgrep walks them. Skeletons come from a fresh parse, so they need
 /// no index. With several files, each starts with a `==> PATH <==` line. With --json, one
 /// object per file: path, language, line_count, source_bytes, lines [{line, text}].
+///
+/// A file no parser handles is reported on one line and skipped. Exits 1 when no skeleton was
+/// shown.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast skeleton app/models.py\n  cast skeleton --json src/ | jq .path"
@@ -58,6 +62,16 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         };
         let sk = match skeleton_of_file(&path, &name, &registry) {
             Ok(sk) => sk,
+            // An unsupported file is one line, and the exit code says nothing was shown.
+            Err(
+                err @ AnalyzerError::Parse {
+                    source: ParseError::Unsupported { .. },
+                    ..
+                },
+            ) => {
+                warn(err);
+                continue;
+            }
             Err(err) if several => {
                 warn(format_args!("skipped {err}"));
                 continue;

@@ -41,27 +41,32 @@ pub struct Text2AgentArgs {
 
 /// Improve an agent from how it ran (the optimize skill).
 ///
-/// The trace (a Python traceback, a pytest log, or the JSON-lines execution log) and your
-/// feedback are mapped onto the agent's code as an L1 heat
-/// map (executed files and functions, errors at their lines); the model reads the failing code,
-/// fixes it, and the package is validated (at most 3 repair rounds). The report says what
-/// changed and why, with the diff.
+/// The trace (a Python traceback, a pytest log, the JSON-lines execution log, or a CAST session
+/// trace `.cast/traces/ID.jsonl`) is mapped onto the agent's code as an L1 heat map (executed
+/// files and functions, errors at their lines); without a trace, the feedback and/or the reward
+/// drive the run and the map is focused on what the feedback talks about. The model reads the
+/// code, fixes it, and the package is validated (at most 3 repair rounds). The report says what
+/// changed and why, with the diff. At least one of --trace, --feedback and --reward is needed.
 ///
 /// Exit status: 0 when the agent validated, 1 when it did not, 2 on bad usage or no model.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  cast optimize agents/travel_agent --trace run.log --feedback \"it never books the hotel\"\n  pytest agents/ 2>&1 | tee log.txt; cast optimize agents/travel_agent --trace log.txt"
+    after_help = "Examples:\n  cast optimize agents/travel_agent --trace run.log --feedback \"it never books the hotel\"\n  pytest agents/ 2>&1 | tee log.txt; cast optimize agents/travel_agent --trace log.txt\n  cast optimize agents/travel_agent --feedback \"answers are too long\" --reward 0.3"
 )]
 pub struct OptimizeArgs {
     /// The agent's package folder.
     #[arg(value_name = "DIR")]
     dir: PathBuf,
-    /// The execution trace: a traceback, a pytest log, or JSON-lines call events.
+    /// The execution trace: a traceback, a pytest log, JSON-lines call events, or a CAST
+    /// session trace.
     #[arg(long, value_name = "FILE")]
-    trace: PathBuf,
-    /// What went wrong, or what should be better (free text, or a reward).
+    trace: Option<PathBuf>,
+    /// What went wrong, or what should be better (free text).
     #[arg(long, value_name = "TEXT", default_value = "")]
     feedback: String,
+    /// The score the run got (any scale; say the scale in --feedback, e.g. "0 to 1").
+    #[arg(long, value_name = "NUMBER", allow_negative_numbers = true)]
+    reward: Option<f64>,
     #[command(flatten)]
     run: SkillRunArgs,
 }
@@ -154,33 +159,58 @@ pub fn optimize(args: OptimizeArgs, out: &mut Out) -> anyhow::Result<Exit> {
             args.dir.display()
         );
     }
-    let trace = std::fs::read(&args.trace)
-        .with_context(|| format!("cannot read the trace {}", args.trace.display()))?;
-    let mut trace = String::from_utf8_lossy(&trace).into_owned();
-    if trace.trim().is_empty() {
-        bail!("the trace {} is empty", args.trace.display());
+    if args.trace.is_none() && args.feedback.trim().is_empty() && args.reward.is_none() {
+        bail!(
+            "nothing to optimize from: give --trace FILE (how the agent ran), --feedback TEXT \
+             (what should be better) and/or --reward NUMBER"
+        );
     }
-    if !trace.contains('\n') {
-        trace.push('\n'); // one line is still trace text, not a path
+    if args.reward.is_some_and(|r| !r.is_finite()) {
+        bail!("--reward must be a finite number");
     }
     let root = args.dir.canonicalize()?;
     let ctx = cast_tools::ToolContext::new(&root)?;
     let registry = cast_tools::Registry::standard(cast_tools::RegistryOptions::default());
-    let heat = registry
-        .call(
-            &ctx,
-            "analyze_repository",
-            json!({"trace": trace, "budget": 1500}),
-        )
-        .map(|o| o.text)
-        .unwrap_or_else(|e| {
-            format!(
-                "(the trace could not be mapped: {e})\n{}",
-                cast_tools::render::clip(&trace, 4000)
-            )
-        });
+    let evidence = match &args.trace {
+        Some(path) => {
+            let trace = std::fs::read(path)
+                .with_context(|| format!("cannot read the trace {}", path.display()))?;
+            let mut trace = String::from_utf8_lossy(&trace).into_owned();
+            if trace.trim().is_empty() {
+                bail!("the trace {} is empty", path.display());
+            }
+            if !trace.contains('\n') {
+                trace.push('\n'); // one line is still trace text, not a path
+            }
+            let heat = registry
+                .call(
+                    &ctx,
+                    "analyze_repository",
+                    json!({"trace": trace, "budget": 1500}),
+                )
+                .map(|o| o.text)
+                .unwrap_or_else(|e| {
+                    format!(
+                        "(the trace could not be mapped: {e})\n{}",
+                        cast_tools::render::clip(&trace, 4000)
+                    )
+                });
+            skills::optimize::Evidence::Trace(heat)
+        }
+        None => {
+            let mut params = json!({"budget": 1500});
+            if !args.feedback.trim().is_empty() {
+                params["focus"] = json!(args.feedback.trim());
+            }
+            let map = registry
+                .call(&ctx, "analyze_repository", params)
+                .map(|o| o.text)
+                .map_err(|e| anyhow::anyhow!("cannot map {}: {e}", root.display()))?;
+            skills::optimize::Evidence::Map(map)
+        }
+    };
     let validation = skills::validation_command(&root);
-    let task = skills::optimize::task(&args.feedback, &heat, &validation);
+    let task = skills::optimize::task(&args.feedback, args.reward, &evidence, &validation);
     run_skill(&skills::optimize::SKILL, &root, &task, &args.run, out)
 }
 

@@ -27,7 +27,8 @@ use crate::{Exit, Out};
 /// them, in the same order (path, start_line, qualname) — plus `language`, `signature`,
 /// `decorated_line`, `doc` (the docstring's first line) and `root`.
 ///
-/// Exits 1 when no symbol was found.
+/// A file named that no parser handles is reported on one line (inside a folder such files are
+/// left out). Exits 1 when no symbol was found.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast symbols crates/            # every symbol under a folder\n  cast symbols --json app.py      # one JSON object per symbol\n  cast symbols --kind class src/  # classes only"
@@ -109,15 +110,15 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 }
             };
             files += 1;
+            if let Some(error) = &parsed.syntax_error {
+                warn(format_args!(
+                    "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
+                    outcome.rel, error.line, error.message
+                ));
+            }
             if parsed.lossy_utf8 {
                 warn(format_args!(
                     "{}: not valid UTF-8; decoded lossily",
-                    outcome.rel
-                ));
-            }
-            if parsed.has_syntax_errors {
-                warn(format_args!(
-                    "{}: syntax errors; its symbols are what the parser recovered",
                     outcome.rel
                 ));
             }
@@ -148,7 +149,9 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             if args.json {
                 out.json(row)?;
             } else {
-                let shown = if several_roots {
+                let shown = if several_roots && root.is_file() {
+                    root.to_string_lossy().into_owned()
+                } else if several_roots {
                     root.join(row.path).to_string_lossy().into_owned()
                 } else {
                     row.path.to_owned()

@@ -1,6 +1,7 @@
 //! `cast undo`: revert the last change sets written by `cast apply` (or the agent's edits).
 
 use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use cast_coder::{Coder, CoderError, JournalEntry, find_root};
@@ -43,7 +44,10 @@ pub struct Args {
 #[derive(Serialize)]
 struct Row<'a> {
     id: u64,
+    /// Seconds since the Unix epoch.
     time: u64,
+    /// The same time as a person reads it (UTC).
+    when: String,
     description: &'a str,
     files: Vec<String>,
 }
@@ -52,6 +56,7 @@ fn row(e: &JournalEntry) -> Row<'_> {
     Row {
         id: e.id,
         time: e.time,
+        when: stamp(e.time),
         description: &e.description,
         files: e
             .files
@@ -67,15 +72,37 @@ fn print(out: &mut Out, json: bool, prefix: &str, entries: &[JournalEntry]) -> a
             out.json(&row(e))?;
         } else {
             out.line(&format!(
-                "{prefix}{}  {}  {}  {}",
+                "{prefix}{}  {} ({})  {}  {}",
                 e.id,
-                e.time,
+                stamp(e.time),
+                age(e.time, SystemTime::now()),
                 e.description,
                 row(e).files.join(" ")
             ))?;
         }
     }
     Ok(())
+}
+
+/// `2025-11-23 19:04:12 UTC` for seconds since the Unix epoch.
+fn stamp(epoch: u64) -> String {
+    let time = UNIX_EPOCH + Duration::from_secs(epoch);
+    humantime::format_rfc3339_seconds(time)
+        .to_string()
+        .replacen('T', " ", 1)
+        .replace('Z', " UTC")
+}
+
+/// How long before `now` a time was, roughly: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
+fn age(epoch: u64, now: SystemTime) -> String {
+    let then = UNIX_EPOCH + Duration::from_secs(epoch);
+    let secs = now.duration_since(then).map_or(0, |d| d.as_secs());
+    match secs {
+        0..60 => "just now".to_owned(),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86_400 => format!("{} h ago", secs / 3600),
+        _ => format!("{} days ago", secs / 86_400),
+    }
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
@@ -101,5 +128,21 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             Ok(Exit::NothingOrRefused)
         }
         Err(err) => Err(err.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_dates_and_ages() {
+        assert_eq!(stamp(1_700_000_000), "2023-11-14 22:13:20 UTC");
+        let now = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        assert_eq!(age(1_700_000_000 - 5, now), "just now");
+        assert_eq!(age(1_700_000_000 - 300, now), "5 min ago");
+        assert_eq!(age(1_700_000_000 - 7200, now), "2 h ago");
+        assert_eq!(age(1_700_000_000 - 3 * 86_400, now), "3 days ago");
+        assert_eq!(age(1_700_000_000 + 60, now), "just now");
     }
 }

@@ -236,6 +236,13 @@ pub enum Reason {
         /// The largest run that would disappear.
         largest: LineRange,
     },
+    /// The edit would leave a file that parses unparseable (the coder was told to refuse
+    /// such edits).
+    NewSyntaxError {
+        /// The first error, and a re-indentation that would parse when one was found.
+        #[serde(flatten)]
+        error: crate::syntax::NewSyntaxError,
+    },
     /// Several edits in one change set name the same file in ways that cannot be combined, or
     /// a path is unusable.
     BadChangeSet {
@@ -520,6 +527,13 @@ impl Reason {
                      lines (the largest run is {largest}). If lines are to stay, mark them \
                      with a `... existing code ...` comment line; to delete code, use a \
                      SEARCH/REPLACE edit."
+                );
+            }
+            Reason::NewSyntaxError { error } => {
+                let _ = write!(
+                    out,
+                    "The file parses now but would not after this edit: {error}\nChange the \
+                     edit so that the file still parses."
                 );
             }
             Reason::BadChangeSet { message } => out.push_str(message),

@@ -14,6 +14,7 @@ use crate::fsio::{read_optional, remove_if_exists, write_atomic};
 use crate::journal::{Journal, JournalEntry, Pending};
 use crate::refusal::{Reason, Refusal};
 use crate::search_replace::BlockReport;
+use crate::syntax::{self, NewSyntaxError, ReindentHint};
 use crate::text::{Document, NotText};
 
 /// An edit to one file.
@@ -112,6 +113,10 @@ pub struct FileChange {
     /// For search-replace edits, how each block matched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<BlockReport>,
+    /// A syntax error the change brings into a file that parsed before (files a parser
+    /// handles only): the edit was applied, and the file no longer parses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_syntax_error: Option<NewSyntaxError>,
     #[serde(skip)]
     old: Option<Vec<u8>>,
     #[serde(skip)]
@@ -170,6 +175,62 @@ pub fn plan_bytes(edit: &Edit, old: Option<&[u8]>) -> Result<(Vec<u8>, Vec<Block
     Ok((doc.encode(&planned.text), planned.blocks))
 }
 
+/// The text of file bytes as planning sees it, or `None` when they are not text.
+fn text_of(bytes: &[u8]) -> Option<String> {
+    Document::decode(bytes).ok().map(|d| d.text)
+}
+
+/// The syntax error a change brings into its file, if the file parsed before (a new file
+/// counts as parsing). For one search-replace edit, a re-indentation of one block's REPLACE
+/// with which the file would parse is looked for too.
+fn new_syntax_error(
+    registry: &cast_parser::Registry,
+    change: &FileChange,
+    edits: &[&FileEdit],
+) -> Option<NewSyntaxError> {
+    let path = &change.resolved;
+    let new_text = text_of(&change.new)?;
+    let error = syntax::first_error(registry, path, &new_text)?;
+    let old_text = match &change.old {
+        Some(bytes) => Some(text_of(bytes)?),
+        None => None,
+    };
+    if let Some(old) = &old_text
+        && syntax::first_error(registry, path, old).is_some()
+    {
+        return None; // it did not parse before either
+    }
+    let mut reindent = None;
+    if let ([only], Some(old)) = (edits, change.old.as_deref())
+        && let Edit::SearchReplace { blocks } = &only.edit
+    {
+        'blocks: for (i, block) in blocks.iter().enumerate() {
+            for candidate in syntax::reindent_candidates(block) {
+                let mut tried = blocks.clone();
+                tried[i].replace = candidate.clone();
+                let edit = Edit::SearchReplace { blocks: tried };
+                let Ok((bytes, _)) = plan_bytes(&edit, Some(old)) else {
+                    continue;
+                };
+                if text_of(&bytes)
+                    .is_some_and(|t| syntax::first_error(registry, path, &t).is_none())
+                {
+                    reindent = Some(ReindentHint {
+                        block: i + 1,
+                        replace: candidate,
+                    });
+                    break 'blocks;
+                }
+            }
+        }
+    }
+    Some(NewSyntaxError {
+        line: error.line,
+        message: error.message,
+        reindent,
+    })
+}
+
 /// Applies edits to the files of one workspace, journaling every write for undo.
 ///
 /// Relative paths are resolved against the root; the journal lives in `ROOT/.cast/undo/`.
@@ -178,6 +239,7 @@ pub struct Coder {
     root: PathBuf,
     journal: Option<Journal>,
     description: String,
+    refuse_syntax_errors: bool,
 }
 
 impl Coder {
@@ -188,7 +250,16 @@ impl Coder {
             journal: Some(Journal::new(&root)),
             root,
             description: "edit".to_owned(),
+            refuse_syntax_errors: false,
         }
+    }
+
+    /// The same coder refusing an edit that leaves a file which parses unparseable
+    /// ([`Reason::NewSyntaxError`]); by default such an edit is applied and
+    /// [`FileChange::new_syntax_error`] says what broke.
+    pub fn refusing_syntax_errors(mut self, refuse: bool) -> Coder {
+        self.refuse_syntax_errors = refuse;
+        self
     }
 
     /// The same coder without the undo journal (nothing is written under `.cast/`).
@@ -221,6 +292,8 @@ impl Coder {
     fn plan_all(&self, edits: &[FileEdit]) -> Result<Vec<FileChange>, CoderError> {
         let mut changes: Vec<FileChange> = Vec::new();
         let mut index: HashMap<PathBuf, usize> = HashMap::new();
+        // The edits of each file, for the syntax check's hint.
+        let mut edits_of: Vec<Vec<&FileEdit>> = Vec::new();
         for fe in edits {
             let resolved = self.resolve(&fe.path);
             if resolved.is_dir() {
@@ -241,14 +314,17 @@ impl Coder {
                         diff: String::new(),
                         hunks: Vec::new(),
                         blocks: Vec::new(),
+                        new_syntax_error: None,
                         new: old.clone().unwrap_or_default(),
                         old,
                         resolved: resolved.clone(),
                     });
+                    edits_of.push(Vec::new());
                     index.insert(resolved.clone(), changes.len() - 1);
                     changes.len() - 1
                 }
             };
+            edits_of[slot].push(fe);
             let change = &mut changes[slot];
             let current = if change.created && change.new.is_empty() && !change.changed {
                 None
@@ -269,10 +345,32 @@ impl Coder {
             let new_text = String::from_utf8_lossy(&change.new).into_owned();
             change.changed = change.old.as_deref() != Some(change.new.as_slice());
             if change.changed {
-                let name = change.path.to_string_lossy().replace('\\', "/");
-                change.diff = unified_diff(&old_text, &new_text, &name);
+                // Diffs name files relative to the root (`--- a/src/app.py`), also when the edit
+                // named them by an absolute path.
+                let shown = match change.resolved.strip_prefix(&self.root) {
+                    Ok(rel) if change.path.is_absolute() => rel,
+                    _ => change.path.as_path(),
+                };
+                let name = shown.to_string_lossy().replace('\\', "/");
+                let name = name.trim_start_matches('/');
+                change.diff = unified_diff(&old_text, &new_text, name);
                 change.hunks = hunks(&old_text, &new_text);
             }
+        }
+        let registry = cast_parser::Registry::default();
+        for (change, edits) in changes.iter_mut().zip(&edits_of) {
+            if !change.changed || !syntax::is_checked(&registry, &change.resolved) {
+                continue;
+            }
+            let Some(error) = new_syntax_error(&registry, change, edits) else {
+                continue;
+            };
+            if self.refuse_syntax_errors {
+                return Err(Refusal::new(Reason::NewSyntaxError { error })
+                    .with_path(&change.path)
+                    .into());
+            }
+            change.new_syntax_error = Some(error);
         }
         Ok(changes)
     }

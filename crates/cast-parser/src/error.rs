@@ -19,7 +19,8 @@ pub enum ParseError {
         size: u64,
         limit: u64,
     },
-    #[error("no parser for {path}: supported extensions are {supported}")]
+    /// The message leaves the path out: every caller puts it first (`a.rb: not a supported …`).
+    #[error("not a supported file type; CAST parses {supported} files")]
     Unsupported { path: PathBuf, supported: String },
     #[error("tree-sitter could not load the {language} grammar: {message}")]
     Grammar {

@@ -72,7 +72,7 @@ pub(crate) fn extract(
             .collect(),
         description: docs.module,
         line_count: count_lines(text),
-        has_syntax_errors: root.has_error(),
+        syntax_error: crate::ts::first_error(root, text),
         lossy_utf8: false,
     })
 }

@@ -55,7 +55,7 @@ impl LanguageParser for Html {
             references,
             description: out.title,
             line_count: count_lines(text),
-            has_syntax_errors: root.has_error(),
+            syntax_error: ts::first_error(root, text),
             lossy_utf8: false,
         })
     }
@@ -359,6 +359,18 @@ mod tests {
 <script>console.log(1)</script>
 </body></html>
 "#;
+
+    #[test]
+    fn regression_the_first_syntax_error_has_its_line() {
+        let file = Html
+            .parse_text("<html>\n<body>\n<div id=\"a\">\n</body>\n<p <<\n</html>\n")
+            .unwrap();
+        let error = file.syntax_error.expect("a syntax error");
+        assert_eq!(error.line, 5, "{error}");
+        assert_eq!(error.message, "unexpected `<p <<`");
+        let clean = Html.parse_text("<p id=\"x\">hi</p>\n").unwrap();
+        assert_eq!(clean.syntax_error, None);
+    }
 
     #[test]
     fn outline_has_ids_blocks_scripts_styles_and_headings() {

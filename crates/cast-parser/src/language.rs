@@ -12,7 +12,7 @@ pub trait LanguageParser: Send + Sync {
     /// File extensions without the dot, e.g. `["py", "pyi"]`.
     fn extensions(&self) -> &'static [&'static str];
     /// Parses decoded text. Must not panic on any input: broken code yields best-effort symbols
-    /// with [`ParsedFile::has_syntax_errors`] set.
+    /// with [`ParsedFile::syntax_error`] set.
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError>;
 }
 
@@ -81,10 +81,9 @@ impl Registry {
         all
     }
 
-    /// Reads and parses one file. Binary files, files over `max_size` bytes and unknown
-    /// extensions are errors (see [`ParseError::is_skip`]).
-    pub fn parse_file(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
-        let language = self.for_path(path).ok_or_else(|| ParseError::Unsupported {
+    /// The error for a file no language parses, listing the extensions that are parsed.
+    pub fn unsupported(&self, path: &Path) -> ParseError {
+        ParseError::Unsupported {
             path: path.to_path_buf(),
             supported: self
                 .extensions()
@@ -92,7 +91,13 @@ impl Registry {
                 .map(|e| format!(".{e}"))
                 .collect::<Vec<_>>()
                 .join(" "),
-        })?;
+        }
+    }
+
+    /// Reads and parses one file. Binary files, files over `max_size` bytes and unknown
+    /// extensions are errors (see [`ParseError::is_skip`]).
+    pub fn parse_file(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
+        let language = self.for_path(path).ok_or_else(|| self.unsupported(path))?;
         let source = SourceText::read(path, max_size)?;
         let mut parsed = language.parse_text(&source.text)?;
         parsed.lossy_utf8 = source.lossy;

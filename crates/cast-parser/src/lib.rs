@@ -69,7 +69,7 @@ pub use description::{LanguageDescription, TreeSitterLanguage};
 pub use error::ParseError;
 pub use html::Html;
 pub use language::{LanguageParser, Registry};
-pub use model::{Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind};
+pub use model::{Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind, SyntaxError};
 pub use python::Python;
 pub use source::{DEFAULT_MAX_FILESIZE, SourceText};
 pub use walk::{FileOutcome, parse_tree, source_files};

@@ -261,13 +261,34 @@ pub struct ParsedFile {
     pub description: Option<String>,
     /// Number of lines in the file.
     pub line_count: u32,
-    /// The syntax tree held errors; the parser recovered and the symbols are best effort.
-    pub has_syntax_errors: bool,
+    /// The first syntax error, when the text does not parse; the parser recovered and the
+    /// symbols are best effort.
+    pub syntax_error: Option<SyntaxError>,
     /// The bytes were not valid UTF-8 and were decoded lossily (U+FFFD for bad sequences).
     pub lossy_utf8: bool,
 }
 
+/// Where and why a text does not parse (the first error a parser found).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyntaxError {
+    /// The 1-based line of the error.
+    pub line: u32,
+    /// What the parser expected or found, e.g. `Expected ')', found newline`.
+    pub message: String,
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
 impl ParsedFile {
+    /// Whether the text does not parse (see [`ParsedFile::syntax_error`]).
+    pub fn has_syntax_errors(&self) -> bool {
+        self.syntax_error.is_some()
+    }
+
     /// Walks from a symbol up to the file level, yielding the symbol itself first.
     pub fn ancestors(&self, index: usize) -> impl Iterator<Item = &Symbol> {
         let mut next = Some(index);

@@ -17,6 +17,7 @@ use crate::source::LineIndex;
 use crate::ts;
 use crate::{
     Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
+    SyntaxError,
 };
 
 /// The Python language.
@@ -113,7 +114,17 @@ fn extract(parsed: &ruff_python_parser::Parsed<ast::ModModule>, text: &str) -> P
         references: extractor.references,
         description,
         line_count: count_lines(text),
-        has_syntax_errors: !parsed.errors().is_empty(),
+        syntax_error: parsed
+            .errors()
+            .iter()
+            .min_by_key(|e| e.location.start())
+            .map(|e| SyntaxError {
+                // An error at the end of the input (an unclosed bracket) is on the last line.
+                line: lines
+                    .line(e.location.start().to_usize())
+                    .min(count_lines(text).max(1)),
+                message: e.error.to_string(),
+            }),
         lossy_utf8: false,
     }
 }
@@ -435,14 +446,71 @@ impl<'a> Extractor<'a> {
     }
 }
 
-/// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`.
+/// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`; comments are dropped.
 fn tidy_signature(header: &str) -> String {
-    let line = ts::one_line(header, 400);
+    let line = ts::one_line(&without_comments(header), 400);
     line.replace("( ", "(")
         .replace(" )", ")")
         .replace(",)", ")")
         .replace("[ ", "[")
         .replace(" ]", "]")
+}
+
+/// The text with its `#` comments removed (up to each line's end), strings left alone: a
+/// signature written over several lines keeps `a,  # the first` comments out of the one-line
+/// form (where they would swallow the rest of it).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    // The open string's quote and whether it is triple-quoted.
+    let mut quote: Option<(char, bool)> = None;
+    while let Some(c) = chars.next() {
+        match quote {
+            Some((q, triple)) => {
+                out.push(c);
+                if c == '\\' {
+                    if let Some(next) = chars.next() {
+                        out.push(next);
+                    }
+                } else if c == q {
+                    if !triple {
+                        quote = None;
+                    } else if chars.peek() == Some(&q) {
+                        out.push(q);
+                        chars.next();
+                        if chars.peek() == Some(&q) {
+                            out.push(q);
+                            chars.next();
+                            quote = None;
+                        }
+                    }
+                }
+            }
+            None if c == '#' => {
+                while chars.peek().is_some_and(|&n| n != '\n') {
+                    chars.next();
+                }
+            }
+            None => {
+                out.push(c);
+                if c == '"' || c == '\'' {
+                    let triple = chars.peek() == Some(&c) && {
+                        let mut ahead = chars.clone();
+                        ahead.next();
+                        ahead.peek() == Some(&c)
+                    };
+                    if triple {
+                        out.push(c);
+                        out.push(c);
+                        chars.next();
+                        chars.next();
+                    }
+                    quote = Some((c, triple));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `inspect.cleandoc`: strip the first line, dedent the rest uniformly, drop blank edges.
@@ -532,6 +600,20 @@ def f():
         assert_eq!(file.symbols[6].decorated_line, 13);
         assert_eq!(file.symbols[6].decorators, vec!["decorator"]);
         assert_eq!(file.symbols[2].parent, Some(1));
+    }
+
+    /// Issue 17, item 14: `def f(a,  # why` kept the comment in the one-line signature,
+    /// where it swallowed the rest (`def f(a, # why b)`).
+    #[test]
+    fn regression_comments_are_dropped_from_signatures() {
+        let f = parse(
+            "def f(a,  # the first\n      ## HACK: keep b\n      b='#x',  # default\n      c=\"\"\"#\"\"\",\n      ) -> int:  # returns\n    return a\n\n\nclass K(Base,  # why\n        Mixin):\n    pass\n",
+        );
+        assert_eq!(
+            f.symbols[0].signature,
+            "def f(a, b='#x', c=\"\"\"#\"\"\") -> int"
+        );
+        assert_eq!(f.symbols[1].signature, "class K(Base, Mixin)");
     }
 
     #[test]
@@ -670,8 +752,21 @@ class C(base.Base, Mixin):
     #[test]
     fn broken_code_still_yields_symbols() {
         let file = parse("def ok():\n    pass\n\ndef broken(:\n    x = (\n\nclass K:\n    pass\n");
-        assert!(file.has_syntax_errors);
+        assert!(file.has_syntax_errors());
         assert!(file.symbols.iter().any(|s| s.name == "ok"));
+    }
+
+    #[test]
+    fn regression_the_first_syntax_error_has_its_line_and_message() {
+        let file = parse("def ok():\n    pass\n\ndef broken(:\n    return 2\n\nx = (\n");
+        let error = file.syntax_error.expect("a syntax error");
+        assert_eq!(error.line, 4, "{error}");
+        assert!(!error.message.is_empty());
+        assert_eq!(parse("x = 1\n").syntax_error, None);
+        let unclosed = parse("def f(a, b):\n    return (a + b\n")
+            .syntax_error
+            .unwrap();
+        assert_eq!(unclosed.line, 2, "{unclosed}");
     }
 
     #[test]

@@ -78,6 +78,46 @@ fn time_budget(len: usize) -> Duration {
     Duration::from_secs(5).saturating_add(per_byte)
 }
 
+/// The first error of a tree (in source order): a node the grammar could not place, or one it
+/// had to assume missing. `None` when the tree has no error.
+pub(crate) fn first_error(root: Node, src: &str) -> Option<crate::SyntaxError> {
+    if !root.has_error() {
+        return None;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            let message = if node.is_missing() {
+                format!("missing `{}`", node.kind())
+            } else {
+                let found = one_line(text(node, src), 40);
+                if found.is_empty() {
+                    "unexpected input".to_owned()
+                } else {
+                    format!("unexpected `{found}`")
+                }
+            };
+            return Some(crate::SyntaxError {
+                line: start_line(node),
+                message,
+            });
+        }
+        // Descend only into subtrees that hold an error; otherwise move on.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
 /// 1-based line of a node's first byte.
 pub(crate) fn start_line(node: Node) -> u32 {
     node.start_position().row as u32 + 1

@@ -37,7 +37,10 @@ pub fn source_files(
             match entry {
                 Ok(entry) => {
                     let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                    if is_file && registry.for_path(entry.path()).is_some() {
+                    // A file given as the root was named by the user: it is parsed, so that an
+                    // unsupported one is reported instead of silently left out.
+                    let named = entry.depth() == 0;
+                    if is_file && (named || registry.for_path(entry.path()).is_some()) {
                         let rel = relative(root, entry.path());
                         if let Ok(mut found) = found.lock() {
                             found.push((entry.into_path(), rel));
@@ -104,6 +107,24 @@ pub fn parse_tree(root: &Path, options: &WalkOptions, registry: &Registry) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 17, item 8: a file named as the root was dropped in silence when no parser
+    /// handles it (while inside a folder it is rightly left out). Ruby stands in for the
+    /// unsupported language (JavaScript, the original case, is supported since issue 15).
+    #[test]
+    fn regression_a_named_unsupported_file_is_reported_not_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rb"), "f()\n").unwrap();
+        let registry = Registry::default();
+        let named = parse_tree(&dir.path().join("a.rb"), &WalkOptions::default(), &registry);
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].rel, "a.rb");
+        assert!(matches!(
+            named[0].result,
+            Err(ParseError::Unsupported { .. })
+        ));
+        assert!(parse_tree(dir.path(), &WalkOptions::default(), &registry).is_empty());
+    }
 
     #[test]
     fn walk_respects_gitignore_and_hidden_like_ripgrep() {

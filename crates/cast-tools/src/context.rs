@@ -25,6 +25,9 @@ pub struct ToolContext {
     pub edit_mode: EditMode,
     /// Upper bound for `run_command`'s `timeout_s`.
     pub max_command_seconds: u64,
+    /// Refuse an edit that leaves a file which parses unparseable (by default it is applied
+    /// and the result names the line and the parser's message).
+    pub refuse_syntax_errors: bool,
     /// How commands run for the model are confined (`run_command`, the agent's test command,
     /// the skills' validation). The default, `workspace-write` without a helper, refuses to run
     /// commands until the embedding program names its helper (see [`cast_sandbox::Helper`]).
@@ -44,6 +47,7 @@ impl ToolContext {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             edit_mode: EditMode::Apply,
             max_command_seconds: 600,
+            refuse_syntax_errors: false,
             sandbox: cast_sandbox::Sandbox::default(),
         })
     }

@@ -128,9 +128,21 @@ impl Registry {
         name: &str,
         args: Value,
     ) -> Result<ToolOutput, ToolError> {
-        let tool = self.get(name).ok_or_else(|| ToolError::UnknownTool {
-            name: name.to_owned(),
-            known: self.names().join(", "),
+        let tool = self.get(name).ok_or_else(|| {
+            // A tool CAST has but was not offered: say how to turn it on.
+            if name == crate::tools::RUN_COMMAND {
+                ToolError::Disabled {
+                    tool: name.to_owned(),
+                    reason: "commands are off; start CAST with --allow-commands (`cast run`, \
+                             `chat`, `tool`, `mcp`) to offer run_command"
+                        .to_owned(),
+                }
+            } else {
+                ToolError::UnknownTool {
+                    name: name.to_owned(),
+                    known: self.names().join(", "),
+                }
+            }
         })?;
         tool.call(ctx, args)
     }

@@ -168,3 +168,93 @@ fn journal_keeps_a_bounded_history() {
     }
     assert_eq!(coder.history().unwrap().len(), cast_coder::JOURNAL_KEEP);
 }
+
+/// Issue 17, item 6: an edit that leaves a file which parsed unparseable says so, with the
+/// line and the parser's message; a coder told to refuse such edits refuses them.
+#[test]
+fn regression_an_edit_that_breaks_the_syntax_is_reported_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = "def f(a, b):\n    return a + b\n\n\ndef g():\n    return 1\n";
+    fs::write(dir.path().join("a.py"), before).unwrap();
+    let broken = [FileEdit::new(
+        "a.py",
+        sr("    return a + b\n", "    return (a + b\n"),
+    )];
+    let refused = Coder::new(dir.path())
+        .refusing_syntax_errors(true)
+        .apply(&broken)
+        .unwrap_err();
+    let message = refused.to_string();
+    assert!(message.contains("would not after this edit"), "{message}");
+    assert!(message.contains("line "), "{message}");
+    assert_eq!(fs::read_to_string(dir.path().join("a.py")).unwrap(), before);
+
+    let set = Coder::new(dir.path()).apply(&broken).unwrap();
+    let error = set.files[0].new_syntax_error.clone().expect("reported");
+    assert!((2..=6).contains(&error.line), "{error}");
+    assert!(!error.message.is_empty());
+    // The file no longer parses: a further edit that keeps it broken reports nothing new.
+    let set = Coder::new(dir.path())
+        .apply(&[FileEdit::new(
+            "a.py",
+            sr("    return 1\n", "    return 2\n"),
+        )])
+        .unwrap();
+    assert_eq!(set.files[0].new_syntax_error, None);
+    // Files no parser handles are not checked.
+    fs::write(dir.path().join("notes.txt"), "a (\n").unwrap();
+    let set = Coder::new(dir.path())
+        .refusing_syntax_errors(true)
+        .apply(&[FileEdit::new("notes.txt", sr("a (\n", "b ((\n"))])
+        .unwrap();
+    assert_eq!(set.files[0].new_syntax_error, None);
+}
+
+/// Issue 17, item 10 (c): an exact SEARCH whose REPLACE is shifted by a level leaves the file
+/// unparseable; the report offers the re-indentation that parses.
+#[test]
+fn regression_a_shifted_replace_is_reported_with_the_reindentation_that_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n";
+    fs::write(dir.path().join("cart.py"), before).unwrap();
+    // REPLACE shifted 4 spaces to the right.
+    let edit = sr(
+        "    for item in items:\n        result += item.price\n",
+        "        for item in items:\n            result += item.price * item.qty\n",
+    );
+    let set = Coder::new(dir.path())
+        .preview(&[FileEdit::new("cart.py", edit.clone())])
+        .unwrap();
+    let error = set.files[0].new_syntax_error.clone().expect("reported");
+    let hint = error
+        .reindent
+        .clone()
+        .expect("a re-indentation that parses");
+    assert_eq!(hint.block, 1);
+    assert_eq!(
+        hint.replace,
+        [
+            "    for item in items:",
+            "        result += item.price * item.qty"
+        ]
+    );
+    assert!(error.to_string().contains("would parse"), "{error}");
+    // A loop dedented without its body.
+    let edit = sr(
+        "    for item in items:\n        result += item.price\n",
+        "for item in items:\n        result += item.price * item.qty\n",
+    );
+    let refused = Coder::new(dir.path())
+        .refusing_syntax_errors(true)
+        .apply(&[FileEdit::new("cart.py", edit)])
+        .unwrap_err();
+    let message = refused.to_string();
+    assert!(
+        message.contains("\n|     for item in items:\n|         result += item.price * item.qty"),
+        "{message}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("cart.py")).unwrap(),
+        before
+    );
+}

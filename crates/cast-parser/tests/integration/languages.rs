@@ -79,7 +79,7 @@ fn has_ref(
 #[test]
 fn rust_items_methods_docs_and_use_trees() {
     let file = parse("sample.rs", RUST);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(
         file.description.as_deref(),
         Some("A small cache crate.\n\nSecond paragraph.")
@@ -175,7 +175,7 @@ fn rust_items_methods_docs_and_use_trees() {
 #[test]
 fn go_receivers_groups_and_package_docs() {
     let file = parse("sample.go", GO);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(
         file.description.as_deref(),
         Some("Package cache keeps values.\n\nMore about it.")
@@ -240,7 +240,7 @@ fn go_receivers_groups_and_package_docs() {
 #[test]
 fn javascript_functions_classes_and_module_forms() {
     let file = parse("sample.js", JAVASCRIPT);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(file.description.as_deref(), Some("Shapes and their areas."));
     assert_eq!(
         rows(&file),
@@ -301,7 +301,7 @@ fn javascript_functions_classes_and_module_forms() {
 #[test]
 fn typescript_interfaces_types_decorators_and_overloads() {
     let file = parse("sample.ts", TYPESCRIPT);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(file.description.as_deref(), Some("Routing."));
     assert_eq!(
         rows(&file),
@@ -356,7 +356,7 @@ fn typescript_call_signatures_on_their_own_lines_do_not_lose_the_rest_of_the_fil
     // is one syntax error.
     let text = "export interface Get {\n  <T>(path: T): T\n  <T, U>(path: T, u: U): U\n}\n\nexport type After = string\nexport function after() {}\n";
     let file = parse("get.ts", text);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(
         rows(&file),
         vec![
@@ -371,7 +371,7 @@ fn typescript_call_signatures_on_their_own_lines_do_not_lose_the_rest_of_the_fil
 fn tsx_parses_jsx() {
     let text = "export function App({ name }: { name: string }) {\n  return <div className=\"x\">{name}</div>\n}\nexport const Item = () => <li />\n";
     let file = parse("App.tsx", text);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(
         rows(&file),
         vec![("function", "App", 1, 3), ("function", "Item", 4, 4)]
@@ -381,7 +381,7 @@ fn tsx_parses_jsx() {
 #[test]
 fn java_types_members_and_annotations() {
     let file = parse("Sample.java", JAVA);
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     assert_eq!(
         rows(&file),
         vec![
@@ -458,7 +458,7 @@ fn broken_files_keep_the_symbols_around_the_damage() {
         .concat()
         .join("\n");
         let file = parse(path, &broken);
-        assert!(file.has_syntax_errors, "{path}");
+        assert!(file.has_syntax_errors(), "{path}");
         // Recovery may re-nest what follows the damage, so the later name is looked for
         // without its qualifier.
         let qualnames: Vec<&str> = file.symbols.iter().map(|s| s.qualname.as_str()).collect();

@@ -50,7 +50,7 @@ pub(crate) fn check_invariants(file: &ParsedFile, text: &str) {
 #[test]
 fn sample_parses_cleanly() {
     let file = Python.parse_text(SAMPLE).unwrap();
-    assert!(!file.has_syntax_errors);
+    assert!(!file.has_syntax_errors());
     check_invariants(&file, SAMPLE);
     let names: Vec<_> = file.symbols.iter().map(|s| s.qualname.as_str()).collect();
     for expected in [

@@ -46,9 +46,9 @@ fn answer_error(
 pub struct AnalyzeRepositoryParams {
     /// Tokens the map may use (about 4 bytes each). Default 2000.
     pub budget: Option<usize>,
-    /// An execution trace to map onto the code — a Python traceback, pytest output or JSON-lines
-    /// call events — or the path of a workspace file holding one. The map then ranks the code
-    /// the trace ran through first.
+    /// An execution trace to map onto the code — a Python traceback, pytest output, JSON-lines
+    /// call events or a CAST session trace — or the path of a workspace file holding one. The
+    /// map then ranks the code the trace ran through first.
     pub trace: Option<String>,
     /// The task at hand, in words: the map then shows the files and symbols the task is about
     /// first, and the rest of the code base by importance.
@@ -176,6 +176,7 @@ impl TypedTool for GetSkeleton {
                         "path": skeleton.path,
                         "language": skeleton.language,
                         "line_count": skeleton.line_count,
+                        "syntax_error": skeleton.syntax_error,
                     }),
                 ))
             }

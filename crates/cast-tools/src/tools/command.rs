@@ -51,7 +51,7 @@ pub struct RunCommand;
 
 impl TypedTool for RunCommand {
     type Params = RunCommandParams;
-    const NAME: &'static str = "run_command";
+    const NAME: &'static str = super::RUN_COMMAND;
     const DESCRIPTION: &'static str = "Run a shell command in the workspace root (for example the tests) and get its exit code and output. The command is killed after timeout_s seconds (default 60). Output is cut to its beginning and end when long.";
 
     fn run(&self, ctx: &ToolContext, params: RunCommandParams) -> Result<ToolOutput, ToolError> {

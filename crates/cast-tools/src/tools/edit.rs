@@ -87,7 +87,9 @@ pub(crate) fn apply_edits(
     tool: &'static str,
     edits: Vec<FileEdit>,
 ) -> Result<ToolOutput, ToolError> {
-    let coder = Coder::new(ctx.workspace.root()).described_as(tool);
+    let coder = Coder::new(ctx.workspace.root())
+        .described_as(tool)
+        .refusing_syntax_errors(ctx.refuse_syntax_errors);
     let result = match ctx.edit_mode {
         EditMode::DryRun => coder.preview(&edits),
         _ => coder.apply(&edits),
@@ -115,6 +117,9 @@ struct ChangedFile {
     changed: bool,
     added: usize,
     removed: usize,
+    /// A syntax error the edit brought into a file that parsed before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    syntax_error: Option<cast_coder::NewSyntaxError>,
 }
 
 fn applied_output(set: &ChangeSet) -> ToolOutput {
@@ -129,6 +134,7 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
                 changed: f.changed,
                 added,
                 removed,
+                syntax_error: f.new_syntax_error.clone(),
             }
         })
         .collect();
@@ -151,6 +157,20 @@ fn applied_output(set: &ChangeSet) -> ToolOutput {
                 "{verb} {}: +{} -{} lines\n",
                 f.path, f.added, f.removed
             ));
+        }
+    }
+    for f in &files {
+        if let Some(error) = &f.syntax_error {
+            let state = match (f.created, set.dry_run) {
+                (true, false) => "does not parse",
+                (true, true) => "would not parse",
+                (false, false) => "no longer parses (it did before this edit)",
+                (false, true) => "would no longer parse (it does now)",
+            };
+            text.push_str(&format!("Warning: {} {state}: {error}\n", f.path));
+            if !set.dry_run {
+                text.push_str("Fix it with another edit, or take the edit back with undo_edit.\n");
+            }
         }
     }
     let diff = set.diff();

@@ -25,6 +25,9 @@ pub use search::{
 
 use crate::Registry;
 
+/// The name of the command tool, offered only with `RegistryOptions::commands`.
+pub(crate) const RUN_COMMAND: &str = "run_command";
+
 /// Which optional tools a registry holds.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RegistryOptions {

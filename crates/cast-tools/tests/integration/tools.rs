@@ -229,3 +229,49 @@ fn regression_search_replace_exact_match_only_and_named_files() {
         out.text
     );
 }
+
+/// Issue 17, item 6: an edit that leaves a file which parsed unparseable says so in the
+/// result, with the line and the parser's message; `refuse_syntax_errors` refuses it.
+#[test]
+fn regression_an_edit_breaking_the_syntax_is_reported_to_the_model() {
+    let (dir, mut ctx, registry) = workspace();
+    let broken = "------- SEARCH\n    return 1\n=======\n    return (1\n+++++++ REPLACE\n";
+    ctx.refuse_syntax_errors = true;
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": broken}),
+        )
+        .unwrap();
+    assert_eq!(out.status, Status::Refused, "{}", out.text);
+    assert!(
+        out.text.contains("would not after this edit: line "),
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("app.py")).unwrap(),
+        "def main():\n    return 1\n"
+    );
+    ctx.refuse_syntax_errors = false;
+    let out = registry
+        .call(
+            &ctx,
+            "search_replace",
+            json!({"target_file": "app.py", "diff": broken}),
+        )
+        .unwrap();
+    assert_eq!(out.status, Status::Ok, "{}", out.text);
+    assert!(
+        out.text
+            .contains("Warning: app.py no longer parses (it did before this edit): line "),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.data["files"][0]["syntax_error"]["line"].is_number(),
+        "{}",
+        out.data
+    );
+}
