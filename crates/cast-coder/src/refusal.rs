@@ -241,7 +241,7 @@ pub enum Reason {
     NewSyntaxError {
         /// The first error, and a re-indentation that would parse when one was found.
         #[serde(flatten)]
-        error: crate::syntax::NewSyntaxError,
+        error: crate::syntax_error::NewSyntaxError,
     },
     /// Several edits in one change set name the same file in ways that cannot be combined, or
     /// a path is unusable.

@@ -5,54 +5,14 @@
 //! files no parser handles are not checked. Only a *new* error counts: a file that did not
 //! parse before the edit is edited as it is.
 
-use std::fmt;
 use std::path::Path;
 
 use cast_parser::Registry;
-use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
 use crate::search_replace::Block;
+pub(crate) use crate::syntax_error::{NewSyntaxError, ReindentHint};
 use crate::text::{indent_of, is_blank};
-
-/// A syntax error an edit brings into a file that parsed before it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NewSyntaxError {
-    /// The 1-based line of the first error, in the edited file.
-    pub line: u32,
-    /// The parser's message.
-    pub message: String,
-    /// A re-indentation of one block's REPLACE with which the file would parse, when one was
-    /// found.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reindent: Option<ReindentHint>,
-}
-
-/// A block's REPLACE, re-indented so that the edited file parses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReindentHint {
-    /// The block (1-based).
-    pub block: usize,
-    /// The re-indented REPLACE lines.
-    pub replace: Vec<String>,
-}
-
-impl fmt::Display for NewSyntaxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)?;
-        if let Some(hint) = &self.reindent {
-            write!(
-                f,
-                "\nRe-indented like this (after `| `), the REPLACE text of block {} would parse:",
-                hint.block
-            )?;
-            for line in &hint.replace {
-                write!(f, "\n| {line}")?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The first syntax error of `text` as the file at `path`, or `None` when it parses or no
 /// parser handles the file.

@@ -118,21 +118,6 @@ impl TreeSitterLanguage {
     }
 }
 
-impl LanguageParser for TreeSitterLanguage {
-    fn name(&self) -> &'static str {
-        self.description.name
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        self.description.extensions
-    }
-
-    fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
-        let compiled = self.compiled()?;
-        crate::extract::extract(self.description, compiled, text)
-    }
-}
-
 /// A shared (static) description parser registers as itself.
 impl LanguageParser for &'static TreeSitterLanguage {
     fn name(&self) -> &'static str {

@@ -9,16 +9,34 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
 
-use crate::description::{Compiled, LanguageDescription};
+use crate::description::{Compiled, LanguageDescription, TreeSitterLanguage};
 use crate::python::count_lines;
 use crate::source::LineIndex;
 use crate::ts;
-use crate::{Import, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind};
+use crate::{
+    Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
+};
 
 /// Signatures longer than this are cut (with `…`).
 const MAX_SIGNATURE: usize = 400;
 /// Receivers longer than this are cut, as Python's are.
 const MAX_RECEIVER: usize = 80;
+
+/// A described language parses by extraction: its queries run over tree-sitter's tree.
+impl LanguageParser for TreeSitterLanguage {
+    fn name(&self) -> &'static str {
+        self.description().name
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        self.description().extensions
+    }
+
+    fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        let compiled = self.compiled()?;
+        extract(self.description(), compiled, text)
+    }
+}
 
 pub(crate) fn extract(
     d: &LanguageDescription,
