@@ -496,3 +496,52 @@ fn regression_undo_list_times_and_dry_run_paths_read_as_a_person_expects() {
         "{line}"
     );
 }
+
+/// Issue 17, item 5: a Python file with a PEP 263 coding line (`# -*- coding: latin-1 -*-`) was
+/// read lossily (its docstring's `é` became U+FFFD) and `cast apply` refused it as "not UTF-8".
+/// It is read in its declared encoding and edits are written back in it, byte for byte outside
+/// the edit; a character the encoding cannot hold is refused with the way out.
+#[test]
+fn regression_a_declared_source_encoding_is_read_and_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let original: &[u8] = b"# -*- coding: latin-1 -*-\n\"\"\"Caf\xe9 prices.\"\"\"\n\n\ndef price():\n    \"\"\"The price in \xa3.\"\"\"\n    return 1\n";
+    fs::write(dir.path().join("menu.py"), original).unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["skeleton", "menu.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("The price in £."));
+    let edit =
+        "------- SEARCH\n    return 1\n=======\n    return \"d\u{e9}j\u{e0} 2\"\n+++++++ REPLACE\n";
+    fs::write(dir.path().join("e"), edit).unwrap();
+    // The dry run's diff shows the text as decoded, not U+FFFD.
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--dry-run", "--edit", "e", "menu.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+    return \"déjà 2\""));
+    assert_eq!(fs::read(dir.path().join("menu.py")).unwrap(), original);
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "e", "menu.py"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("menu.py: applied"));
+    let mut want = original[..original.len() - "    return 1\n".len()].to_vec();
+    want.extend_from_slice(b"    return \"d\xe9j\xe0 2\"\n");
+    assert_eq!(fs::read(dir.path().join("menu.py")).unwrap(), want);
+
+    let euro = "------- SEARCH\n    return \"d\u{e9}j\u{e0} 2\"\n=======\n    return \"3 \u{20ac}\"\n+++++++ REPLACE\n";
+    fs::write(dir.path().join("e"), euro).unwrap();
+    cast()
+        .current_dir(dir.path())
+        .args(["apply", "--edit", "e", "menu.py"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "written in latin-1 (its coding line says so), which cannot hold '€' (U+20AC)",
+        ));
+    assert_eq!(fs::read(dir.path().join("menu.py")).unwrap(), want);
+}

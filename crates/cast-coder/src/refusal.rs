@@ -243,6 +243,13 @@ pub enum Reason {
         #[serde(flatten)]
         error: crate::syntax_error::NewSyntaxError,
     },
+    /// The new text holds a character the file's declared encoding (PEP 263) cannot hold.
+    Unencodable {
+        /// The declared encoding.
+        encoding: String,
+        /// The first character it cannot hold.
+        character: char,
+    },
     /// Several edits in one change set name the same file in ways that cannot be combined, or
     /// a path is unusable.
     BadChangeSet {
@@ -534,6 +541,20 @@ impl Reason {
                     out,
                     "The file parses now but would not after this edit: {error}\nChange the \
                      edit so that the file still parses."
+                );
+            }
+            Reason::Unencodable {
+                encoding,
+                character,
+            } => {
+                let _ = write!(
+                    out,
+                    "The file is written in {encoding} (its coding line says so), which cannot \
+                     hold {character:?} (U+{:04X}) of the new text. Write the character as an \
+                     escape in a string (\\u{:04x}), or change the coding line to utf-8 in the \
+                     same edit.",
+                    u32::from(*character),
+                    u32::from(*character)
                 );
             }
             Reason::BadChangeSet { message } => out.push_str(message),

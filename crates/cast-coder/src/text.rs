@@ -1,9 +1,11 @@
 //! A file's bytes as text lines, and back to the same byte conventions.
 //!
 //! Planning works on text with `\n` line ends and no BOM. [`Document`] remembers what the file
-//! had — a UTF-8 BOM, CRLF or LF line ends, a final newline or not — and puts it back on the
-//! new text, so an edit changes only the lines it means to change.
+//! had — a UTF-8 BOM, CRLF or LF line ends, a final newline or not, an encoding declared by a
+//! PEP 263 line (`# -*- coding: latin-1 -*-`) — and puts it back on the new text, so an edit
+//! changes only the lines it means to change.
 
+use cast_parser::SourceEncoding;
 use serde::Serialize;
 
 /// Files larger than this are refused (16 MiB).
@@ -28,8 +30,16 @@ pub enum LineEnding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NotText {
     Binary,
-    NotUtf8 { valid_up_to: usize },
-    TooLarge { bytes: usize },
+    NotUtf8 {
+        valid_up_to: usize,
+    },
+    /// Not valid in the encoding its PEP 263 line declares.
+    NotInDeclared {
+        encoding: &'static str,
+    },
+    TooLarge {
+        bytes: usize,
+    },
 }
 
 /// A text file decoded for planning: `text` uses `\n` line ends and has no BOM.
@@ -41,6 +51,8 @@ pub struct Document {
     pub bom: bool,
     /// The file's line ends.
     pub line_ending: LineEnding,
+    /// The encoding its first lines declare (PEP 263), when not UTF-8: read and written in it.
+    pub encoding: Option<SourceEncoding>,
 }
 
 impl Document {
@@ -52,9 +64,19 @@ impl Document {
         if memchr::memchr(0, bytes).is_some() {
             return Err(NotText::Binary);
         }
-        let text = std::str::from_utf8(bytes).map_err(|e| NotText::NotUtf8 {
-            valid_up_to: e.valid_up_to(),
-        })?;
+        let encoding = SourceEncoding::declared(bytes);
+        let declared_text;
+        let text = match encoding {
+            Some(encoding) => {
+                declared_text = encoding.decode(bytes).ok_or(NotText::NotInDeclared {
+                    encoding: encoding.name(),
+                })?;
+                declared_text.as_str()
+            }
+            None => std::str::from_utf8(bytes).map_err(|e| NotText::NotUtf8 {
+                valid_up_to: e.valid_up_to(),
+            })?,
+        };
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -77,6 +99,7 @@ impl Document {
             text,
             bom,
             line_ending,
+            encoding,
         })
     }
 
@@ -86,11 +109,14 @@ impl Document {
             text: String::new(),
             bom: false,
             line_ending: LineEnding::Lf,
+            encoding: None,
         }
     }
 
-    /// Encodes new `\n` text with this file's BOM and line ends.
-    pub(crate) fn encode(&self, text: &str) -> Vec<u8> {
+    /// Encodes new `\n` text with this file's BOM and line ends, in the encoding the new text's
+    /// coding line declares (UTF-8 without one); the error is the first character that encoding
+    /// cannot hold.
+    pub(crate) fn encode(&self, text: &str) -> Result<Vec<u8>, char> {
         let mut out = String::with_capacity(text.len() + 16);
         if self.bom {
             out.push_str(BOM);
@@ -100,7 +126,11 @@ impl Document {
         } else {
             out.push_str(text);
         }
-        out.into_bytes()
+        // The new text's own coding line decides (an edit may change or remove it).
+        match SourceEncoding::declared(out.as_bytes()) {
+            Some(encoding) => encoding.encode(&out),
+            None => Ok(out.into_bytes()),
+        }
     }
 }
 
@@ -189,7 +219,10 @@ mod tests {
         assert_eq!(doc.text, "a\nb\n");
         assert!(doc.bom);
         assert_eq!(doc.line_ending, LineEnding::Crlf);
-        assert_eq!(doc.encode("a\nc\n"), "\u{feff}a\r\nc\r\n".as_bytes());
+        assert_eq!(
+            doc.encode("a\nc\n").unwrap(),
+            "\u{feff}a\r\nc\r\n".as_bytes()
+        );
     }
 
     #[test]
@@ -197,7 +230,39 @@ mod tests {
         let doc = Document::decode(b"a\r\nb\n").unwrap();
         assert_eq!(doc.line_ending, LineEnding::Mixed);
         assert_eq!(doc.text, "a\r\nb\n");
-        assert_eq!(doc.encode(&doc.text), b"a\r\nb\n");
+        assert_eq!(doc.encode(&doc.text).unwrap(), b"a\r\nb\n");
+    }
+
+    /// Issue 17, item 5: a file with a PEP 263 coding line was refused as "not UTF-8" (and
+    /// read lossily by the parser); it is read and written in its declared encoding.
+    #[test]
+    fn regression_a_declared_encoding_is_read_and_written_back() {
+        let bytes = b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\r\nx = 1\r\n";
+        let doc = Document::decode(bytes).unwrap();
+        assert_eq!(doc.encoding, Some(SourceEncoding::Latin1));
+        assert_eq!(
+            doc.text,
+            "# -*- coding: latin-1 -*-\nname = 'café'\r\nx = 1\r\n"
+        );
+        let new = doc.text.replace("x = 1", "x = 'd\u{e9}j\u{e0}'");
+        assert_eq!(
+            doc.encode(&new).unwrap(),
+            b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\r\nx = 'd\xe9j\xe0'\r\n"
+        );
+        // A character latin-1 cannot hold is refused, unless the edit changes the coding line.
+        assert_eq!(doc.encode(&doc.text.replace("x = 1", "x = '€'")), Err('€'));
+        let utf8 = doc
+            .text
+            .replace("latin-1", "utf-8")
+            .replace("x = 1", "x = '€'");
+        assert_eq!(doc.encode(&utf8).unwrap(), utf8.as_bytes());
+        // Bytes that are not valid in the declared encoding are refused, not guessed at.
+        assert_eq!(
+            Document::decode(b"# coding: shift_jis\nx = '\x82'\n"),
+            Err(NotText::NotInDeclared {
+                encoding: "Shift_JIS"
+            })
+        );
     }
 
     #[test]

@@ -161,6 +161,9 @@ pub fn plan_bytes(edit: &Edit, old: Option<&[u8]>) -> Result<(Vec<u8>, Vec<Block
                     NotText::NotUtf8 { valid_up_to } => {
                         format!("is not UTF-8 text (invalid bytes at offset {valid_up_to})")
                     }
+                    NotText::NotInDeclared { encoding } => format!(
+                        "is not valid {encoding} text, the encoding its coding line declares"
+                    ),
                     NotText::TooLarge { bytes } => format!(
                         "is too large ({bytes} bytes; the limit is {})",
                         crate::text::MAX_FILE_BYTES
@@ -172,12 +175,26 @@ pub fn plan_bytes(edit: &Edit, old: Option<&[u8]>) -> Result<(Vec<u8>, Vec<Block
         None => return Err(Refusal::new(Reason::NoSuchFile)),
     };
     let planned = plan(edit, &doc.text)?;
-    Ok((doc.encode(&planned.text), planned.blocks))
+    let bytes = doc.encode(&planned.text).map_err(|character| {
+        Refusal::new(Reason::Unencodable {
+            encoding: cast_parser::SourceEncoding::declared(planned.text.as_bytes())
+                .map_or("UTF-8", |e| e.name())
+                .to_owned(),
+            character,
+        })
+    })?;
+    Ok((bytes, planned.blocks))
 }
 
 /// The text of file bytes as planning sees it, or `None` when they are not text.
 fn text_of(bytes: &[u8]) -> Option<String> {
     Document::decode(bytes).ok().map(|d| d.text)
+}
+
+/// The text of file bytes for a diff: as planning reads them (a declared encoding too), else
+/// lossy UTF-8.
+fn shown_text(bytes: &[u8]) -> String {
+    text_of(bytes).unwrap_or_else(|| String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The syntax error a change brings into its file, if the file parsed before (a new file
@@ -337,12 +354,8 @@ impl Coder {
             change.blocks.extend(blocks);
         }
         for change in &mut changes {
-            let old_text = change
-                .old
-                .as_deref()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
-            let new_text = String::from_utf8_lossy(&change.new).into_owned();
+            let old_text = change.old.as_deref().map(shown_text).unwrap_or_default();
+            let new_text = shown_text(&change.new);
             change.changed = change.old.as_deref() != Some(change.new.as_slice());
             if change.changed {
                 // Diffs name files relative to the root (`--- a/src/app.py`), also when the edit

@@ -53,6 +53,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod description;
+mod encoding;
 mod error;
 mod extract;
 mod html;
@@ -66,6 +67,7 @@ mod walk;
 
 pub use cast_workspace::{WalkOptions, relative};
 pub use description::{LanguageDescription, TreeSitterLanguage};
+pub use encoding::SourceEncoding;
 pub use error::ParseError;
 pub use html::Html;
 pub use language::{LanguageParser, Registry};

@@ -1,9 +1,10 @@
-//! Reading a file's bytes as text: binary detection, size limit, lossy UTF-8 decoding.
+//! Reading a file's bytes as text: binary detection, size limit, a Python file's declared
+//! encoding (PEP 263), lossy UTF-8 decoding otherwise.
 
 use std::io::Read;
 use std::path::Path;
 
-use crate::ParseError;
+use crate::{ParseError, SourceEncoding};
 
 /// Files larger than this are skipped unless the caller raises the limit. The largest Python file
 /// in a typical standard library plus site-packages is about 4 MB; a 50 MB file is generated data.
@@ -13,7 +14,8 @@ pub const DEFAULT_MAX_FILESIZE: u64 = 16 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceText {
     pub text: String,
-    /// The bytes were not valid UTF-8; bad sequences became U+FFFD.
+    /// The bytes were not valid UTF-8 (nor in a Python file's declared encoding); bad sequences
+    /// became U+FFFD.
     pub lossy: bool,
 }
 
@@ -26,9 +28,17 @@ impl SourceText {
                 path: path.to_path_buf(),
             });
         }
-        let (text, lossy) = match String::from_utf8(bytes) {
-            Ok(text) => (text, false),
-            Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+        // A Python file that declares its encoding is read in it, as Python reads it.
+        let declared = is_python(path)
+            .then(|| SourceEncoding::declared(&bytes))
+            .flatten()
+            .and_then(|encoding| encoding.decode(&bytes));
+        let (text, lossy) = match declared {
+            Some(text) => (text, false),
+            None => match String::from_utf8(bytes) {
+                Ok(text) => (text, false),
+                Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+            },
         };
         let text = match text.strip_prefix('\u{feff}') {
             Some(rest) => rest.to_owned(),
@@ -66,6 +76,13 @@ impl SourceText {
         }
         SourceText::from_bytes(path, bytes)
     }
+}
+
+fn is_python(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("py" | "pyi" | "pyx")
+    )
 }
 
 /// Byte offset → 1-based line, by binary search over line starts.
