@@ -10,8 +10,10 @@
 //! 2. **Text (BM25F).** FTS5's `bm25()` over the file table (path ×[`W_FILE_PATH`], module
 //!    docstring ×[`W_FILE_DOC`], body ×[`W_FILE_BODY`]) and over the symbol table (name
 //!    ×[`W_SYM_NAME`], context ×[`W_SYM_CONTEXT`], signature ×[`W_SYM_SIGNATURE`], docstring
-//!    ×[`W_SYM_DOC`], body ×[`W_SYM_BODY`]). Each list is divided by its best score, so each
-//!    component is 0 to 1 within the query.
+//!    ×[`W_SYM_DOC`]; a symbol's body is not indexed — the words of a body count for its file,
+//!    and measured they added nothing to symbol search while costing a third of the text
+//!    index's build and most of a query's time). Each list is divided by its best score, so
+//!    each component is 0 to 1 within the query.
 //! 3. **Exact identifiers.** Words of the query written as identifiers — `Session.send`,
 //!    `parse_header`, `CliRunner`, `` `edit` ``, `name()`, `client.py` — are looked up as symbol
 //!    names and file names. A symbol named so gives its file 1/k (k symbols of that name; a
@@ -54,7 +56,12 @@ pub const W_SYM_NAME: f64 = 6.0;
 pub const W_SYM_CONTEXT: f64 = 1.5;
 pub const W_SYM_SIGNATURE: f64 = 1.5;
 pub const W_SYM_DOC: f64 = 2.0;
+/// BM25F weight of a symbol's body (its own lines), in the second stage only.
 pub const W_SYM_BODY: f64 = 1.0;
+/// Files whose symbols are scored with their bodies (second stage): the best files so far…
+pub const CANDIDATE_FILES: usize = 20;
+/// …and the files of the best stored symbol matches.
+pub const CANDIDATE_SYMBOLS: usize = 20;
 /// The blend of a file's score.
 pub const W_TEXT: f64 = 0.45;
 pub const W_PATH: f64 = 0.30;
@@ -511,6 +518,38 @@ impl Index {
         ))
     }
 
+    /// The files whose symbols are scored with their bodies: the best files by text and exact
+    /// identifiers, and the files of the best stored symbol matches, at most
+    /// [`CANDIDATE_FILES`] + [`CANDIDATE_SYMBOLS`] in all.
+    fn candidate_files(
+        &self,
+        file_text: &HashMap<i64, f64>,
+        file_ident: &HashMap<i64, f64>,
+        stored_symbols: &[(i64, f64)],
+    ) -> rusqlite::Result<Vec<i64>> {
+        let mut by_file: HashMap<i64, f64> = HashMap::new();
+        for (f, s) in file_text {
+            *by_file.entry(*f).or_default() += W_TEXT * s;
+        }
+        for (f, s) in file_ident {
+            *by_file.entry(*f).or_default() += W_IDENT * s;
+        }
+        let mut best: Vec<(i64, f64)> = by_file.into_iter().collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut files: Vec<i64> = best.iter().take(CANDIDATE_FILES).map(|(f, _)| *f).collect();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT file_id FROM symbols WHERE id = ?1")?;
+        for (id, _) in stored_symbols {
+            if let Some(f) = stmt.query_row([id], |r| r.get::<_, i64>(0)).optional()?
+                && !files.contains(&f)
+            {
+                files.push(f);
+            }
+        }
+        Ok(files)
+    }
+
     fn evidence(&self, query: &str, terms: &[String]) -> Result<Evidence> {
         let err = db_err(&self.db_path);
         let file_text = normalise(
@@ -523,22 +562,15 @@ impl Index {
             )
             .map_err(&err)?,
         );
-        let symbol_text = normalise(
-            store::match_terms(
-                &self.conn,
-                TermTable::Symbols,
-                terms,
-                &[
-                    W_SYM_NAME,
-                    W_SYM_CONTEXT,
-                    W_SYM_SIGNATURE,
-                    W_SYM_DOC,
-                    W_SYM_BODY,
-                ],
-                TEXT_LIMIT,
-            )
-            .map_err(&err)?,
-        );
+        // First stage of the symbols: name, context, signature and docstring, stored.
+        let stored_symbols = store::match_terms(
+            &self.conn,
+            TermTable::Symbols,
+            terms,
+            &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
+            CANDIDATE_SYMBOLS,
+        )
+        .map_err(&err)?;
         let mut symbol_ident: HashMap<i64, (i64, f64)> = HashMap::new();
         let mut file_ident: HashMap<i64, f64> = HashMap::new();
         let idents = query_identifiers(query);
@@ -600,6 +632,25 @@ impl Index {
         for (file, credit) in symbol_ident.values() {
             *file_ident.entry(*file).or_default() += credit;
         }
+        // Second stage: every symbol of the candidate files, with its body.
+        let candidates = self
+            .candidate_files(&file_text, &file_ident, &stored_symbols)
+            .map_err(&err)?;
+        let symbol_text = normalise(
+            self.score_candidate_symbols(
+                &candidates,
+                terms,
+                &[
+                    W_SYM_NAME,
+                    W_SYM_CONTEXT,
+                    W_SYM_SIGNATURE,
+                    W_SYM_DOC,
+                    W_SYM_BODY,
+                ],
+                TEXT_LIMIT,
+            )
+            .map_err(&err)?,
+        );
         let mut symbol_file: HashMap<i64, i64> = HashMap::new();
         {
             let mut stmt = self

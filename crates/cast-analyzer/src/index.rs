@@ -610,10 +610,12 @@ impl Index {
             })
             .collect();
 
+        // The stat columns of every file come from a covering index (a no-change refresh reads
+        // nothing else); the hash and interface only of files whose stat changed.
         let mut old: HashMap<String, OldFile> = HashMap::new();
         {
             let mut stmt = conn
-                .prepare("SELECT id, path, size, mtime_ns, hash, iface FROM files")
+                .prepare("SELECT id, path, size, mtime_ns FROM files INDEXED BY files_stat")
                 .map_err(&err)?;
             let rows = stmt
                 .query_map([], |r| {
@@ -623,8 +625,8 @@ impl Index {
                             id: r.get(0)?,
                             size: r.get::<_, i64>(2)? as u64,
                             mtime_ns: r.get(3)?,
-                            hash: r.get(4)?,
-                            iface: r.get(5)?,
+                            hash: Vec::new(),
+                            iface: None,
                         },
                     ))
                 })
@@ -638,12 +640,23 @@ impl Index {
         let listed_set: std::collections::HashSet<String> =
             listed.iter().map(|l| l.rel.clone()).collect();
         let mut to_read: Vec<Listed> = Vec::new();
-        for item in listed {
-            match old.get(&item.rel) {
-                Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
-                    report.unchanged += 1;
+        {
+            let mut stmt = conn
+                .prepare_cached("SELECT hash, iface FROM files WHERE id = ?1")
+                .map_err(&err)?;
+            for item in listed {
+                match old.get_mut(&item.rel) {
+                    Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
+                        report.unchanged += 1;
+                    }
+                    Some(o) => {
+                        (o.hash, o.iface) = stmt
+                            .query_row([o.id], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .map_err(&err)?;
+                        to_read.push(item);
+                    }
+                    None => to_read.push(item),
                 }
-                _ => to_read.push(item),
             }
         }
 
@@ -756,14 +769,32 @@ impl Index {
         if report.deleted > 0 {
             structure_changed = true;
         }
-        report.skipped = count(
-            conn,
-            &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
-        )
-        .map_err(&err)?;
-        report.files = count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?;
-
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
+        // Counting scans whole tables (the files' rows hold large blobs): counted when the
+        // content changed and kept in `meta`, read back otherwise (a no-change refresh is what
+        // every query pays).
+        let stored_counts = if content_changed {
+            None
+        } else {
+            stored_counts(conn).map_err(&err)?
+        };
+        (report.files, report.skipped, report.symbols) = match stored_counts {
+            Some(counts) => counts,
+            None => {
+                let counts = (
+                    count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?,
+                    count(
+                        conn,
+                        &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
+                    )
+                    .map_err(&err)?,
+                    count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?,
+                );
+                let text = format!("{},{},{}", counts.0, counts.1, counts.2);
+                store::set_meta(conn, "counts", text.as_bytes()).map_err(&err)?;
+                counts
+            }
+        };
         if content_changed {
             let mut catalog = load_catalog(conn, &self.root).map_err(&err)?;
             report.phases.load_catalog = lap(&mut phase);
@@ -810,7 +841,6 @@ impl Index {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
             report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
         }
-        report.symbols = count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         let walk_text = format!(
             "{},{},{},{}",
@@ -868,6 +898,15 @@ impl Index {
 fn count(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
     conn.query_row(sql, [], |r| r.get::<_, i64>(0))
         .map(|n| n as usize)
+}
+
+/// Files, skipped files and symbols as counted when the content last changed.
+fn stored_counts(conn: &Connection) -> rusqlite::Result<Option<(usize, usize, usize)>> {
+    Ok(store::get_meta(conn, "counts")?.and_then(|v| {
+        let text = String::from_utf8(v).ok()?;
+        let mut it = text.split(',').map(|n| n.parse::<usize>().ok());
+        Some((it.next()??, it.next()??, it.next()??))
+    }))
 }
 
 fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {

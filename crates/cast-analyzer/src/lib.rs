@@ -35,6 +35,7 @@
 // A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod bodies;
 mod codec;
 mod error;
 mod find;

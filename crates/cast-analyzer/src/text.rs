@@ -34,7 +34,26 @@ pub(crate) const STOPWORDS: &[&str] = &[
 
 /// Whether `word` (lower-case) is one of [`STOPWORDS`].
 pub(crate) fn is_stopword(word: &str) -> bool {
-    word.len() <= STOPWORD_MAX_LEN && STOPWORDS.binary_search(&word).is_ok()
+    // Asked for every word of every file indexed: the words are packed into integers once, so
+    // a probe compares two integers rather than two strings.
+    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    if word.len() > STOPWORD_MAX_LEN {
+        return false;
+    }
+    let packed = PACKED.get_or_init(|| {
+        let mut v: Vec<u64> = STOPWORDS.iter().map(|w| pack(w)).collect();
+        v.sort_unstable();
+        v
+    });
+    packed.binary_search(&pack(word)).is_ok()
+}
+
+/// The bytes of a word of at most 7 bytes as one integer, its length in the low byte (so no
+/// two words share a value).
+fn pack(word: &str) -> u64 {
+    let mut b = [0u8; 8];
+    b[..word.len()].copy_from_slice(word.as_bytes());
+    (u64::from_be_bytes(b)) | word.len() as u64
 }
 
 /// The longest of [`STOPWORDS`].
@@ -181,24 +200,24 @@ pub(crate) fn terms_string(text: &str) -> String {
 /// A bag of the terms of `text`, each repeated at most `cap` times, as one string: term
 /// frequency saturates in BM25 anyway, and the cap keeps large files cheap to index.
 pub(crate) fn bag_string(text: &str, cap: u32) -> String {
-    // term → its place in `order`; one allocation per distinct term.
-    let mut place: FxHashMap<String, usize> = FxHashMap::default();
-    let mut order: Vec<(String, u32)> = Vec::new();
+    // term → (first occurrence, count); one allocation per distinct term.
+    let mut seen: FxHashMap<Box<str>, (u32, u32)> = FxHashMap::default();
     terms(text, |t| {
         if t.len() > 40 {
             return;
         }
-        match place.get(t) {
-            Some(&i) => order[i].1 += 1,
-            None => {
-                place.insert(t.to_owned(), order.len());
-                order.push((t.to_owned(), 1));
-            }
+        if let Some(e) = seen.get_mut(t) {
+            e.1 += 1;
+        } else {
+            let order = seen.len() as u32;
+            seen.insert(t.into(), (order, 1));
         }
     });
+    let mut order: Vec<(&str, u32, u32)> = seen.iter().map(|(t, &(o, n))| (&**t, o, n)).collect();
+    order.sort_unstable_by_key(|&(_, o, _)| o);
     let mut out = String::with_capacity(order.len() * 8);
-    for (t, n) in &order {
-        for _ in 0..(*n).min(cap) {
+    for (t, _, n) in order {
+        for _ in 0..n.min(cap) {
             if !out.is_empty() {
                 out.push(' ');
             }
@@ -206,6 +225,66 @@ pub(crate) fn bag_string(text: &str, cap: u32) -> String {
         }
     }
     out
+}
+
+/// The indexed fields of one definition; `context_path` is [`terms_string`] of its module path.
+pub(crate) fn symbol_terms(
+    context_path: &str,
+    name: &str,
+    qualname: &str,
+    signature: &str,
+    docstring: Option<&str>,
+) -> SymbolTerms {
+    let parents = qualname.rsplit_once('.').map_or("", |(p, _)| p);
+    let params = signature.split_once('(').map_or("", |(_, p)| p);
+    SymbolTerms {
+        name: terms_string(name),
+        context: if context_path.is_empty() {
+            terms_string(parents)
+        } else {
+            format!("{context_path} {}", terms_string(parents))
+        },
+        signature: terms_string(params),
+        doc: terms_string(prefix(docstring.unwrap_or(""), DOC_CHARS)),
+    }
+}
+
+/// The module path of a file as words for the index: `pkg/http/client.py` → `pkg/http/client`.
+pub(crate) fn module_path(rel: &str) -> &str {
+    rel.rsplit_once('.').map_or(rel, |(stem, _)| stem)
+}
+
+/// The distinct terms of each definition's own lines — its span without the spans of the
+/// definitions nested in it — as one string per definition. `spans` are `(start byte, end byte,
+/// index of the parent in spans)`, as the parser reports them.
+pub(crate) fn own_bodies(text: &str, spans: &[(usize, usize, Option<usize>)]) -> Vec<String> {
+    let mut children: Vec<Vec<(usize, usize)>> = vec![Vec::new(); spans.len()];
+    for &(start, end, parent) in spans {
+        if let Some(p) = parent.and_then(|p| children.get_mut(p)) {
+            p.push((start, end));
+        }
+    }
+    spans
+        .iter()
+        .zip(children)
+        .map(|(&(start, end, _), mut kids)| {
+            let mut own = String::new();
+            let mut at = start.min(text.len());
+            let end = end.min(text.len());
+            kids.sort_unstable();
+            for (ks, ke) in kids {
+                if let Some(piece) = text.get(at..ks.clamp(at, end)) {
+                    own.push_str(piece);
+                    own.push('\n');
+                }
+                at = at.max(ke.min(end));
+            }
+            if let Some(piece) = text.get(at..end) {
+                own.push_str(piece);
+            }
+            bag_string(&own, 1)
+        })
+        .collect()
 }
 
 fn prefix(text: &str, chars: usize) -> &str {
@@ -220,7 +299,7 @@ pub(crate) fn search_terms(
     text: &str,
     parsed: &ParsedFile,
 ) -> (FileTerms, Vec<SymbolTerms>) {
-    let module_path = rel.rsplit_once('.').map_or(rel, |(stem, _)| stem);
+    let module_path = module_path(rel);
     let file = FileTerms {
         path: terms_string(module_path),
         doc: terms_string(prefix(
@@ -229,42 +308,20 @@ pub(crate) fn search_terms(
         )),
         body: bag_string(text, FILE_BODY_CAP),
     };
-    let mut children: Vec<Vec<(usize, usize)>> = vec![Vec::new(); parsed.symbols.len()];
-    for s in &parsed.symbols {
-        if let Some(p) = s.parent.and_then(|p| children.get_mut(p)) {
-            p.push((s.start_byte, s.end_byte));
-        }
-    }
-    let context_path = terms_string(module_path);
+    // The stored context is the enclosing classes and functions only: the module path is the
+    // file's (path column of `file_terms`), and the second stage ([`crate::bodies`]) adds it
+    // back to each candidate symbol. Repeated for every symbol, it was a sixth of the postings.
     let symbols = parsed
         .symbols
         .iter()
-        .zip(&children)
-        .map(|(s, kids)| {
-            let mut own = String::new();
-            let mut at = s.start_byte.min(text.len());
-            let end = s.end_byte.min(text.len());
-            let mut kids = kids.clone();
-            kids.sort_unstable();
-            for (ks, ke) in kids {
-                if let Some(piece) = text.get(at..ks.clamp(at, end)) {
-                    own.push_str(piece);
-                    own.push('\n');
-                }
-                at = at.max(ke.min(end));
-            }
-            if let Some(piece) = text.get(at..end) {
-                own.push_str(piece);
-            }
-            let parents = s.qualname.rsplit_once('.').map_or("", |(p, _)| p);
-            let params = s.signature.split_once('(').map_or("", |(_, p)| p);
-            SymbolTerms {
-                name: terms_string(&s.name),
-                context: format!("{context_path} {}", terms_string(parents)),
-                signature: terms_string(params),
-                doc: terms_string(prefix(s.docstring.as_deref().unwrap_or(""), DOC_CHARS)),
-                body: bag_string(&own, 1),
-            }
+        .map(|s| {
+            symbol_terms(
+                "",
+                &s.name,
+                &s.qualname,
+                &s.signature,
+                s.docstring.as_deref(),
+            )
         })
         .collect();
     (file, symbols)
@@ -382,6 +439,33 @@ mod tests {
         );
         // a plain word is not a compound
         assert_eq!(all("header"), vec!["header"]);
+    }
+
+    #[test]
+    fn own_bodies_leave_out_nested_definitions() {
+        let text =
+            "class Till:\n    alpha = 1\n    def open(self):\n        return beta\n    gamma = 2\n";
+        let class_end = text.len();
+        let open_start = text.find("    def open").unwrap();
+        let open_end = text.find("    gamma").unwrap();
+        let bodies = own_bodies(
+            text,
+            &[(0, class_end, None), (open_start, open_end, Some(0))],
+        );
+        assert_eq!(bodies[0], "class till alpha gamma");
+        assert_eq!(bodies[1], "def open self return beta");
+        // Spans past the end of a changed file are cut, not a panic.
+        assert_eq!(own_bodies("x", &[(5, 90, None)]), vec![String::new()]);
+    }
+
+    #[test]
+    fn packed_stopwords_match_the_list_only() {
+        for w in STOPWORDS {
+            assert!(is_stopword(w), "{w}");
+        }
+        for w in ["", "ab", "thes", "whic", "parse", "théé", "a\0"] {
+            assert!(!is_stopword(w), "{w:?}");
+        }
     }
 
     #[test]

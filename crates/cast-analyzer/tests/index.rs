@@ -379,6 +379,51 @@ fn file_paths(index: &Index, query: &str) -> Vec<String> {
 }
 
 #[test]
+fn a_symbol_is_found_by_the_words_of_its_own_body() {
+    // Bodies are not stored; the second stage reads the candidate files and scores their
+    // symbols with their own lines (nested definitions' lines count for the nested one).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("shop.py"),
+        "def settle(order):\n    total = tally_basket(order)\n    return charge_card(total)\n\n\
+         class Till:\n    def open(self):\n        return unlock_drawer()\n\n\
+         def unrelated():\n    return 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("other.py"), "def noise():\n    return 2\n").unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let found = index.find("charge the card", 5).unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("settle"));
+    // `unlock_drawer` is in Till.open's own lines, not in the class's.
+    let found = index.find("unlock drawer", 5).unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("Till.open"));
+    assert!(
+        !found
+            .symbols
+            .iter()
+            .any(|h| h.qualname.as_deref() == Some("Till")),
+        "{found:?}"
+    );
+    // A file deleted after the refresh loses its bodies, not the query.
+    std::fs::remove_file(dir.path().join("shop.py")).unwrap();
+    let found = index.find("settle the order", 5).unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("settle"));
+}
+
+#[test]
+fn a_refresh_without_changes_reports_the_same_counts() {
+    let dir = copy_fixture("inventory");
+    let cold = Index::open(dir.path()).unwrap().report().unwrap().clone();
+    let again = Index::open(dir.path()).unwrap().report().unwrap().clone();
+    assert_eq!(again.unchanged, cold.files);
+    assert_eq!(
+        (again.files, again.symbols, again.skipped),
+        (cold.files, cold.symbols, cold.skipped)
+    );
+    assert!(cold.symbols > 0);
+}
+
+#[test]
 fn the_full_text_index_follows_edits_touches_and_deletes() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.py");
