@@ -25,8 +25,9 @@
 //!    query's best (BM25F dilutes a path match by the body's length).
 //! 6. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
 //!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
-//!    ×[`EXAMPLE_FACTOR`], each unless the query is about them; tests are recognised by each
-//!    language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`, `tests/`).
+//!    ×[`EXAMPLE_FACTOR`]; when the query speaks of them, stubs ×1 and tests, examples and docs
+//!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
+//!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`, `tests/`).
 //!
 //! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
 //! W_GRAPH·graph + W_RANK·rank`,
@@ -71,6 +72,9 @@ pub const W_GRAPH: f64 = 0.20;
 pub const W_RANK: f64 = 0.05;
 /// Factors for tests, stubs, and examples and docs, when the query is not about them.
 pub const TEST_FACTOR: f64 = 0.3;
+/// Tests, examples and docs when the query speaks of them: a task that adds a test or touches
+/// the docs mostly changes the code they are about too, so the code keeps a little precedence.
+pub const ASKED_FACTOR: f64 = 0.8;
 pub const STUB_FACTOR: f64 = 0.6;
 pub const EXAMPLE_FACTOR: f64 = 0.6;
 /// Rows read from each full-text table per query.
@@ -479,11 +483,15 @@ impl Index {
         );
         let factor = move |path: &str| -> f64 {
             let mut f = 1.0;
-            if !examples_ok && is_example(path) {
-                f *= EXAMPLE_FACTOR;
+            if is_example(path) {
+                f *= if examples_ok {
+                    ASKED_FACTOR
+                } else {
+                    EXAMPLE_FACTOR
+                };
             }
-            if !tests_ok && is_test(path) {
-                f *= TEST_FACTOR;
+            if is_test(path) {
+                f *= if tests_ok { ASKED_FACTOR } else { TEST_FACTOR };
             }
             if !stubs_ok && is_stub(path) {
                 f *= STUB_FACTOR;
