@@ -149,6 +149,8 @@ struct Listed {
 
 struct OldFile {
     id: i64,
+    /// Listed by this walk (an indexed file that is not is deleted).
+    listed: bool,
     size: u64,
     mtime_ns: i64,
     hash: Vec<u8>,
@@ -612,7 +614,8 @@ impl Index {
 
         // The stat columns of every file come from a covering index (a no-change refresh reads
         // nothing else); the hash and interface only of files whose stat changed.
-        let mut old: HashMap<String, OldFile> = HashMap::new();
+        let mut old: rustc_hash::FxHashMap<String, OldFile> = rustc_hash::FxHashMap::default();
+        old.reserve(listed.len());
         {
             let mut stmt = conn
                 .prepare("SELECT id, path, size, mtime_ns FROM files INDEXED BY files_stat")
@@ -623,6 +626,7 @@ impl Index {
                         r.get::<_, String>(1)?,
                         OldFile {
                             id: r.get(0)?,
+                            listed: false,
                             size: r.get::<_, i64>(2)? as u64,
                             mtime_ns: r.get(3)?,
                             hash: Vec::new(),
@@ -637,19 +641,20 @@ impl Index {
             }
         }
 
-        let listed_set: std::collections::HashSet<String> =
-            listed.iter().map(|l| l.rel.clone()).collect();
         let mut to_read: Vec<Listed> = Vec::new();
         {
             let mut stmt = conn
                 .prepare_cached("SELECT hash, iface FROM files WHERE id = ?1")
                 .map_err(&err)?;
             for item in listed {
-                match old.get_mut(&item.rel) {
+                let o = old.get_mut(&item.rel);
+                match o {
                     Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
+                        o.listed = true;
                         report.unchanged += 1;
                     }
                     Some(o) => {
+                        o.listed = true;
                         (o.hash, o.iface) = stmt
                             .query_row([o.id], |r| Ok((r.get(0)?, r.get(1)?)))
                             .map_err(&err)?;
@@ -765,7 +770,7 @@ impl Index {
         });
         write_result?;
         report.phases.parse_and_write = lap(&mut phase);
-        report.deleted = self.delete_missing(&old, &listed_set)?;
+        report.deleted = self.delete_missing(&old)?;
         if report.deleted > 0 {
             structure_changed = true;
         }
@@ -776,10 +781,10 @@ impl Index {
         let stored_counts = if content_changed {
             None
         } else {
-            stored_counts(conn).map_err(&err)?
+            store::counts(conn).map_err(&err)?
         };
         (report.files, report.skipped, report.symbols) = match stored_counts {
-            Some(counts) => counts,
+            Some(c) => (c.files, c.skipped, c.symbols),
             None => {
                 let counts = (
                     count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?,
@@ -790,8 +795,15 @@ impl Index {
                     .map_err(&err)?,
                     count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?,
                 );
-                let text = format!("{},{},{}", counts.0, counts.1, counts.2);
-                store::set_meta(conn, "counts", text.as_bytes()).map_err(&err)?;
+                store::set_counts(
+                    conn,
+                    store::Counts {
+                        files: counts.0,
+                        skipped: counts.1,
+                        symbols: counts.2,
+                    },
+                )
+                .map_err(&err)?;
                 counts
             }
         };
@@ -856,11 +868,7 @@ impl Index {
     }
 
     /// Deletes files that are in the index but were not listed by this walk.
-    fn delete_missing(
-        &self,
-        old: &HashMap<String, OldFile>,
-        listed: &std::collections::HashSet<String>,
-    ) -> Result<usize> {
+    fn delete_missing(&self, old: &rustc_hash::FxHashMap<String, OldFile>) -> Result<usize> {
         let err = db_err(&self.db_path);
         let mut deleted = 0;
         let mut del_file = self
@@ -875,8 +883,8 @@ impl Index {
             .conn
             .prepare_cached("SELECT id FROM symbols WHERE file_id=?1")
             .map_err(&err)?;
-        for (path, f) in old {
-            if listed.contains(path) {
+        for f in old.values() {
+            if f.listed {
                 continue;
             }
             let ids: Vec<i64> = sym_ids
@@ -898,15 +906,6 @@ impl Index {
 fn count(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
     conn.query_row(sql, [], |r| r.get::<_, i64>(0))
         .map(|n| n as usize)
-}
-
-/// Files, skipped files and symbols as counted when the content last changed.
-fn stored_counts(conn: &Connection) -> rusqlite::Result<Option<(usize, usize, usize)>> {
-    Ok(store::get_meta(conn, "counts")?.and_then(|v| {
-        let text = String::from_utf8(v).ok()?;
-        let mut it = text.split(',').map(|n| n.parse::<usize>().ok());
-        Some((it.next()??, it.next()??, it.next()??))
-    }))
 }
 
 fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {

@@ -393,6 +393,33 @@ pub(crate) fn match_terms(
     rows.collect()
 }
 
+/// How many files (of which skipped) and symbols the index holds, as counted when its content
+/// last changed: counting scans whole tables, which every query would pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub files: usize,
+    pub skipped: usize,
+    pub symbols: usize,
+}
+
+pub(crate) fn set_counts(conn: &Connection, c: Counts) -> rusqlite::Result<()> {
+    let text = format!("{},{},{}", c.files, c.skipped, c.symbols);
+    set_meta(conn, "counts", text.as_bytes())
+}
+
+/// The stored [`Counts`], or `None` when there are none (or they do not read).
+pub(crate) fn counts(conn: &Connection) -> rusqlite::Result<Option<Counts>> {
+    Ok(get_meta(conn, "counts")?.and_then(|v| {
+        let text = String::from_utf8(v).ok()?;
+        let mut it = text.split(',').map(|n| n.parse::<usize>().ok());
+        Some(Counts {
+            files: it.next()??,
+            skipped: it.next()??,
+            symbols: it.next()??,
+        })
+    }))
+}
+
 /// In how many rows of a full-text table each term occurs (terms that occur nowhere are left
 /// out), and the number of rows.
 pub(crate) fn doc_freqs(
@@ -410,9 +437,16 @@ pub(crate) fn doc_freqs(
             out.insert(t.clone(), n);
         }
     }
-    let rows = match table {
-        TermTable::Symbols => conn.query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get(0))?,
-        TermTable::Files | TermTable::Candidates => conn.query_row(
+    let stored = counts(conn)?;
+    let rows = match (table, stored) {
+        (TermTable::Symbols, Some(c)) => c.symbols as i64,
+        (TermTable::Files | TermTable::Candidates, Some(c)) => {
+            (c.files - c.skipped.min(c.files)) as i64
+        }
+        (TermTable::Symbols, None) => {
+            conn.query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get(0))?
+        }
+        (TermTable::Files | TermTable::Candidates, None) => conn.query_row(
             &format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"),
             [],
             |r| r.get(0),
