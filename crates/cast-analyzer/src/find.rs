@@ -69,7 +69,7 @@ pub const W_PATH: f64 = 0.30;
 pub const W_SYMBOLS: f64 = 0.35;
 pub const W_IDENT: f64 = 0.50;
 pub const W_GRAPH: f64 = 0.20;
-pub const W_RANK: f64 = 0.05;
+pub const W_RANK: f64 = 0.30;
 /// Factors for tests, stubs, and examples and docs, when the query is not about them.
 pub const TEST_FACTOR: f64 = 0.3;
 /// Tests, examples and docs when the query speaks of them: a task that adds a test or touches
