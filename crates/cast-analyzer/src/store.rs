@@ -284,9 +284,6 @@ pub(crate) struct FileTerms {
 pub(crate) enum TermTable {
     Symbols,
     Files,
-    /// The symbols of one query's candidate files with their bodies, built at query time
-    /// ([`reset_candidates`]); it lives in the connection's in-memory temp schema.
-    Candidates,
 }
 
 impl TermTable {
@@ -294,14 +291,13 @@ impl TermTable {
         match self {
             TermTable::Symbols => "symbol_terms",
             TermTable::Files => "file_terms",
-            TermTable::Candidates => "candidate_terms",
         }
     }
 
     fn vocab(self) -> &'static str {
         match self {
             TermTable::Symbols => "symbol_vocab",
-            TermTable::Files | TermTable::Candidates => "file_vocab",
+            TermTable::Files => "file_vocab",
         }
     }
 }
@@ -315,31 +311,6 @@ pub(crate) fn insert_symbol_terms(
         "INSERT INTO symbol_terms(rowid, name, context, signature, doc) VALUES (?1,?2,?3,?4,?5)",
     )?
     .execute(params![id, t.name, t.context, t.signature, t.doc])?;
-    Ok(())
-}
-
-/// Creates (or empties) the query-time table of candidate symbols: the columns of
-/// `symbol_terms` plus the body, in memory, with the same tokenizer.
-pub(crate) fn reset_candidates(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.candidate_terms USING fts5(
-             name, context, signature, doc, body,
-             tokenize='unicode61 remove_diacritics 0'
-         );
-         DELETE FROM temp.candidate_terms;",
-    )
-}
-
-pub(crate) fn insert_candidate(
-    conn: &Connection,
-    id: i64,
-    t: &SymbolTerms,
-    body: &str,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO temp.candidate_terms(rowid, name, context, signature, doc, body) VALUES (?1,?2,?3,?4,?5,?6)",
-    )?
-    .execute(params![id, t.name, t.context, t.signature, t.doc, body])?;
     Ok(())
 }
 
@@ -440,13 +411,11 @@ pub(crate) fn doc_freqs(
     let stored = counts(conn)?;
     let rows = match (table, stored) {
         (TermTable::Symbols, Some(c)) => c.symbols as i64,
-        (TermTable::Files | TermTable::Candidates, Some(c)) => {
-            (c.files - c.skipped.min(c.files)) as i64
-        }
+        (TermTable::Files, Some(c)) => (c.files - c.skipped.min(c.files)) as i64,
         (TermTable::Symbols, None) => {
             conn.query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get(0))?
         }
-        (TermTable::Files | TermTable::Candidates, None) => conn.query_row(
+        (TermTable::Files, None) => conn.query_row(
             &format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"),
             [],
             |r| r.get(0),
