@@ -29,37 +29,60 @@ pub const MAX_BODY_FILE: i64 = 1 << 20;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
+/// One candidate symbol: its id, its file, and its fields as terms (name, context, signature,
+/// docstring, body).
+type Row = (i64, i64, [String; 5]);
+
 /// BM25F of each row against `terms`, as FTS5's `bm25()` computes it — the column-weighted
-/// term frequencies summed before saturation, the row's length over the average row's — but
-/// with the IDF `idf` gives. Rows matching no term are left out.
+/// term frequencies summed before saturation, the row's length over the average row's — with
+/// the IDF `idf(term, rows holding it, rows)` gives. Each row's words are read once. Rows
+/// matching no term are left out; each result is `(id, file, score)`.
 fn bm25f(
-    rows: &[(i64, [String; 5])],
+    rows: &[Row],
     terms: &[String],
     weights: &[f64],
-    idf: impl Fn(&str) -> f64,
-) -> Vec<(i64, f64)> {
-    let idfs: Vec<f64> = terms.iter().map(|t| idf(t)).collect();
-    let lengths: Vec<usize> = rows
+    idf: impl Fn(&str, usize, usize) -> f64,
+) -> Vec<(i64, i64, f64)> {
+    let place: HashMap<&str, usize> = terms
         .iter()
-        .map(|(_, cols)| {
-            cols.iter()
-                .map(|c| c.split(' ').filter(|w| !w.is_empty()).count())
-                .sum()
-        })
+        .enumerate()
+        .map(|(k, t)| (t.as_str(), k))
         .collect();
-    let average = (lengths.iter().sum::<usize>() as f64 / rows.len().max(1) as f64).max(1.0);
-    let mut out = Vec::new();
-    let mut tf = vec![0.0f64; terms.len()];
-    for ((id, cols), &len) in rows.iter().zip(&lengths) {
-        tf.iter_mut().for_each(|x| *x = 0.0);
-        for (col, weight) in cols.iter().zip(weights) {
-            for word in col.split(' ') {
-                if let Some(k) = terms.iter().position(|t| t == word) {
-                    tf[k] += weight;
+    // One pass: each row's length and weighted term frequencies, and in how many rows each
+    // term occurs.
+    let mut held = vec![0usize; terms.len()];
+    let counted: Vec<(usize, Vec<f64>)> = rows
+        .iter()
+        .map(|(_, _, cols)| {
+            let mut len = 0;
+            let mut tf = vec![0.0f64; terms.len()];
+            for (col, weight) in cols.iter().zip(weights) {
+                for word in col.split(' ').filter(|w| !w.is_empty()) {
+                    len += 1;
+                    if let Some(&k) = place.get(word) {
+                        tf[k] += weight;
+                    }
                 }
             }
-        }
-        let norm = K1 * (1.0 - B + B * len as f64 / average);
+            for (k, f) in tf.iter().enumerate() {
+                if *f > 0.0 {
+                    held[k] += 1;
+                }
+            }
+            (len, tf)
+        })
+        .collect();
+    let idfs: Vec<f64> = terms
+        .iter()
+        .zip(&held)
+        .map(|(t, &d)| idf(t, d, rows.len()))
+        .collect();
+    let average = (counted.iter().map(|(len, _)| len).sum::<usize>() as f64
+        / rows.len().max(1) as f64)
+        .max(1.0);
+    let mut out = Vec::new();
+    for ((id, file, _), (len, tf)) in rows.iter().zip(&counted) {
+        let norm = K1 * (1.0 - B + B * *len as f64 / average);
         let score: f64 = tf
             .iter()
             .zip(&idfs)
@@ -67,7 +90,7 @@ fn bm25f(
             .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
             .sum();
         if score > 0.0 {
-            out.push((*id, score));
+            out.push((*id, *file, score));
         }
     }
     out
@@ -87,38 +110,29 @@ struct StoredSymbol {
 
 impl Index {
     /// BM25F of every symbol of `files` against `terms`, with the weights given in the
-    /// columns' order (name, context, signature, docstring, body); at most `limit`, best first.
+    /// columns' order (name, context, signature, docstring, body); at most `limit`, best first,
+    /// each as `(symbol id, file id, score)`.
     pub(crate) fn score_candidate_symbols(
         &self,
         files: &[i64],
         terms: &[String],
         weights: &[f64],
         limit: usize,
-    ) -> rusqlite::Result<Vec<(i64, f64)>> {
+    ) -> rusqlite::Result<Vec<(i64, i64, f64)>> {
         let rows = self.candidate_rows(files)?;
         // The IDF is the candidates' own, as an FTS5 table of them would give it: measured,
         // the whole index's (the file table's) ranked the candidates worse.
-        let mut df: HashMap<&str, usize> = HashMap::new();
-        for (_, cols) in &rows {
-            for t in terms {
-                if cols.iter().any(|c| c.split(' ').any(|w| w == t)) {
-                    *df.entry(t.as_str()).or_default() += 1;
-                }
-            }
-        }
-        let n = rows.len() as f64;
-        let mut scored = bm25f(&rows, terms, weights, |t| {
-            let d = df.get(t).copied().unwrap_or(0) as f64;
+        let mut scored = bm25f(&rows, terms, weights, |_, held, n| {
+            let (d, n) = (held as f64, n as f64);
             ((n - d + 0.5) / (d + 0.5)).ln().max(1e-6)
         });
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
         scored.truncate(limit);
         Ok(scored)
     }
 
-    /// Every symbol of `files` with its fields as terms (name, context, signature, docstring,
-    /// body).
-    fn candidate_rows(&self, files: &[i64]) -> rusqlite::Result<Vec<(i64, [String; 5])>> {
+    /// Every symbol of `files` with its file and its fields as terms.
+    fn candidate_rows(&self, files: &[i64]) -> rusqlite::Result<Vec<Row>> {
         let mut out = Vec::new();
         let mut file_stmt = self
             .conn
@@ -153,7 +167,7 @@ impl Index {
             if symbols.is_empty() {
                 continue;
             }
-            let bodies = if size <= MAX_BODY_FILE {
+            let mut bodies = if size <= MAX_BODY_FILE {
                 self.current_text(&path)
                     .map(|text| {
                         let place: HashMap<i64, usize> =
@@ -172,7 +186,8 @@ impl Index {
                 Vec::new()
             };
             let context_path = text::terms_string(text::module_path(&path));
-            for (i, s) in symbols.iter().enumerate() {
+            bodies.resize(symbols.len(), String::new());
+            for (s, body) in symbols.iter().zip(bodies) {
                 let fields = text::symbol_terms(
                     &context_path,
                     &s.name,
@@ -180,9 +195,9 @@ impl Index {
                     &s.signature,
                     s.docstring.as_deref(),
                 );
-                let body = bodies.get(i).cloned().unwrap_or_default();
                 out.push((
                     s.id,
+                    file,
                     [
                         fields.name,
                         fields.context,
@@ -208,9 +223,10 @@ impl Index {
 mod tests {
     use super::*;
 
-    fn row(id: i64, name: &str, body: &str) -> (i64, [String; 5]) {
+    fn row(id: i64, name: &str, body: &str) -> Row {
         (
             id,
+            0,
             [
                 name.into(),
                 String::new(),
@@ -235,8 +251,9 @@ mod tests {
             ),
             row(4, "noise", "nothing here"),
         ];
-        let scores: HashMap<i64, f64> = bm25f(&rows, &terms, &weights, |_| 1.0)
+        let scores: HashMap<i64, f64> = bm25f(&rows, &terms, &weights, |_, _, _| 1.0)
             .into_iter()
+            .map(|(id, _, s)| (id, s))
             .collect();
         assert!(scores[&1] > scores[&2], "{scores:?}"); // the name weighs more than the body
         assert!(scores[&2] > scores[&3], "{scores:?}"); // a longer row, the same words: less
@@ -247,11 +264,12 @@ mod tests {
                 &rows,
                 &terms,
                 &weights,
-                |t| {
+                |t, _, _| {
                     if t == "card" { 5.0 } else { 0.1 }
                 },
             )
             .into_iter()
+            .map(|(id, _, s)| (id, s))
             .collect();
         assert!(only_card[&1] > 2.0 * scores[&1]);
     }

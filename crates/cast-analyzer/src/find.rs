@@ -10,9 +10,10 @@
 //! 2. **Text (BM25F).** FTS5's `bm25()` over the file table (path ×[`W_FILE_PATH`], module
 //!    docstring ×[`W_FILE_DOC`], body ×[`W_FILE_BODY`]) and over the symbol table (name
 //!    ×[`W_SYM_NAME`], context ×[`W_SYM_CONTEXT`], signature ×[`W_SYM_SIGNATURE`], docstring
-//!    ×[`W_SYM_DOC`]; a symbol's body is not indexed — the words of a body count for its file,
-//!    and measured they added nothing to symbol search while costing a third of the text
-//!    index's build and most of a query's time). Each list is divided by its best score, so
+//!    ×[`W_SYM_DOC`]). A symbol's body is not stored — the words of a body count for its file —
+//!    but the symbols of the candidate files are scored with their bodies (×[`W_SYM_BODY`]) at
+//!    query time, [`crate::bodies`]: storing every body cost a third of the text index's build
+//!    and most of a query's time on a large tree. Each list is divided by its best score, so
 //!    each component is 0 to 1 within the query.
 //! 3. **Exact identifiers.** Words of the query written as identifiers — `Session.send`,
 //!    `parse_header`, `CliRunner`, `` `edit` ``, `name()`, `client.py` — are looked up as symbol
@@ -27,7 +28,8 @@
 //!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
 //!    ×[`EXAMPLE_FACTOR`]; when the query speaks of them, stubs ×1 and tests, examples and docs
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
-//!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`, `tests/`).
+//!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
+//!    `XTest.java`, `tests/`).
 //!
 //! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
 //! W_GRAPH·graph + W_RANK·rank`,
@@ -644,8 +646,8 @@ impl Index {
         let candidates = self
             .candidate_files(&file_text, &file_ident, &stored_symbols)
             .map_err(&err)?;
-        let symbol_text = normalise(
-            self.score_candidate_symbols(
+        let with_bodies = self
+            .score_candidate_symbols(
                 &candidates,
                 terms,
                 &[
@@ -657,24 +659,17 @@ impl Index {
                 ],
                 TEXT_LIMIT,
             )
-            .map_err(&err)?,
+            .map_err(&err)?;
+        let mut symbol_file: HashMap<i64, i64> = with_bodies
+            .iter()
+            .map(|&(id, file, _)| (id, file))
+            .collect();
+        let symbol_text = normalise(
+            with_bodies
+                .into_iter()
+                .map(|(id, _, score)| (id, score))
+                .collect(),
         );
-        let mut symbol_file: HashMap<i64, i64> = HashMap::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT file_id FROM symbols WHERE id = ?1")
-                .map_err(&err)?;
-            for id in symbol_text.keys() {
-                if let Some(f) = stmt
-                    .query_row([id], |r| r.get(0))
-                    .optional()
-                    .map_err(&err)?
-                {
-                    symbol_file.insert(*id, f);
-                }
-            }
-        }
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
@@ -775,9 +770,7 @@ impl Index {
             else {
                 continue;
             };
-            let module_path = path
-                .rsplit_once('.')
-                .map_or(path.as_str(), |(stem, _)| stem);
+            let module_path = crate::text::module_path(&path);
             let mut in_path: Vec<String> = Vec::new();
             crate::text::terms(module_path, |t| in_path.push(t.to_owned()));
             if idf_total > 0.0 {

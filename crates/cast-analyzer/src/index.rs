@@ -783,30 +783,24 @@ impl Index {
         } else {
             store::counts(conn).map_err(&err)?
         };
-        (report.files, report.skipped, report.symbols) = match stored_counts {
-            Some(c) => (c.files, c.skipped, c.symbols),
+        let counts = match stored_counts {
+            Some(c) => c,
             None => {
-                let counts = (
-                    count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?,
-                    count(
+                let c = store::Counts {
+                    files: count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?,
+                    skipped: count(
                         conn,
                         &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
                     )
                     .map_err(&err)?,
-                    count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?,
-                );
-                store::set_counts(
-                    conn,
-                    store::Counts {
-                        files: counts.0,
-                        skipped: counts.1,
-                        symbols: counts.2,
-                    },
-                )
-                .map_err(&err)?;
-                counts
+                    symbols: count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?,
+                };
+                store::set_counts(conn, c).map_err(&err)?;
+                c
             }
         };
+        (report.files, report.skipped, report.symbols) =
+            (counts.files, counts.skipped, counts.symbols);
         if content_changed {
             let mut catalog = load_catalog(conn, &self.root).map_err(&err)?;
             report.phases.load_catalog = lap(&mut phase);
