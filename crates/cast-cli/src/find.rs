@@ -10,9 +10,10 @@ use crate::{Exit, Out};
 ///
 /// The query — words, identifiers, a whole issue or commit message — runs against the
 /// full-text index built with the code index (BM25F over paths, names, signatures, docstrings
-/// and bodies), then identifiers written in the query (`Session.send`, `parse_header`,
-/// `client.py`) are looked up exactly, personalised PageRank over the import and call graphs
-/// credits what the best hits use, and tests and stubs are demoted unless asked for. See
+/// and file bodies), then every symbol of the best files is ranked with its own lines;
+/// identifiers written in the query (`Session.send`, `parse_header`, `client.py`) are looked up
+/// exactly, personalised PageRank over the import and call graphs credits what the best hits
+/// use, and tests, examples and stubs are demoted (less when the query is about them). See
 /// docs/analyzer.md for every weight.
 ///
 /// With --files: the best files, `PATH  — DOC  (matching symbols)  [SCORE]`. Without: the best
