@@ -43,8 +43,12 @@ Tasks (every filter, in order; counts per filter are printed):
 9. sampling: of the commits left (newest first), --per-repo are taken evenly spaced over the
    list (index round(i * len / n)), so tasks spread over the repository's history.
 
-Trees: `git archive PARENT | tar -x` into --corpora/NAME/PARENT (kept between runs; never
-committed). Every source file of the tree is indexed; nothing is removed.
+Trees: a checkout of PARENT with its history (`git clone --shared --no-checkout`, then
+`git checkout --detach PARENT`) into --corpora/NAME/PARENT+git, as a user's clone would be:
+`git log` from it sees the parent's ancestors only, never the task's commit or later ones.
+With --no-history, `git archive PARENT | tar -x` into --corpora/NAME/PARENT instead (no
+history for cast to read). Both are kept between runs, never committed. Every source file of
+the tree is indexed; nothing is removed.
 
 Rankers, each giving a ranked list of files (relative paths):
 - BM25: a plain BM25 (k1 = 1.2, b = 0.75) over whole files, implemented here: every `.py`,
@@ -252,14 +256,23 @@ def make_tasks(repo: str, mirror: Path, pin: str, per_repo: int, counts: Counter
     return picked
 
 
-def materialise(mirror: Path, corpora: Path, repo: str, parent: str) -> Path:
-    tree = corpora / repo.replace("/", "+") / parent[:12]
+def materialise(mirror: Path, corpora: Path, repo: str, parent: str, history: bool) -> Path:
+    """The parent's tree: a checkout with the history up to it (what a user has), or with
+    --no-history a bare export of the files."""
+    tree = corpora / repo.replace("/", "+") / (parent[:12] + ("+git" if history else ""))
     if (tree / ".complete").exists():
         return tree
     shutil.rmtree(tree, ignore_errors=True)
-    tree.mkdir(parents=True)
-    archive = subprocess.run(["git", f"--git-dir={mirror}", "archive", parent], stdout=subprocess.PIPE, check=True)
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    if history:
+        # --shared borrows the mirror's objects; HEAD is detached at the parent, so `git log`
+        # sees the parent's ancestors only, never the task's own commit or later ones.
+        subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(tree)], check=True)
+        subprocess.run(["git", "-C", str(tree), "checkout", "--quiet", "--detach", parent], check=True)
+    else:
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", f"--git-dir={mirror}", "archive", parent], stdout=subprocess.PIPE, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     (tree / ".complete").write_text(parent + "\n")
     return tree
 
@@ -403,6 +416,8 @@ def main() -> int:
     ap.add_argument("--mode", choices=["auto", "files", "aggregate"], default="auto")
     ap.add_argument("--misses", action="store_true", help="list the misses of dev repositories (never held-out)")
     ap.add_argument("--json", type=Path, help="write every task's result here")
+    ap.add_argument("--no-history", action="store_true",
+                    help="search exported trees without their git history (as before history was used)")
     ap.add_argument("--tasks-only", action="store_true", help="print the tasks of dev repositories and stop")
     args = ap.parse_args()
     mode = args.mode
@@ -427,7 +442,7 @@ def main() -> int:
                 print(f"  {t['commit'][:10]} {t['answer']} {t['query'][:150]!r}")
             continue
         for t in tasks:
-            tree = materialise(mirror, args.corpora, repo, t["parent"])
+            tree = materialise(mirror, args.corpora, repo, t["parent"], not args.no_history)
             bm25 = Bm25(tree).rank(t["query"])
             with tempfile.TemporaryDirectory(prefix="cast-loc-") as tmp:
                 ranked, t_index, t_query = cast_rank(args.cast, tree, Path(tmp) / "index.sqlite", t["query"], mode)

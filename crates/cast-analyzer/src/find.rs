@@ -20,11 +20,16 @@
 //!    names and file names. A symbol named so gives its file 1/k (k symbols of that name; a
 //!    dotted name must also match the qualified name's tail); a file named so gives 1.
 //! 4. **Graph.** Personalised PageRank ([`crate::rank::personalized_page_rank`]) over the file
-//!    graph (imports and resolved references between files), seeded by the best files of the
-//!    steps above: the files that the hits import or call get credit.
+//!    graph (imports and resolved references between files), seeded by the best files by
+//!    text, identifiers and history (step 6): the files that the hits import or call get
+//!    credit.
 //! 5. **Path.** The IDF-weighted share of the query's terms in the file's path, divided by the
 //!    query's best (BM25F dilutes a path match by the body's length).
-//! 6. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
+//! 6. **History.** In a git repository, the [`HISTORY_COMMITS`] past commits whose messages
+//!    best match the query (BM25 over the stored messages, [`crate::history`]) give the files
+//!    they changed their score, shared among those files: a task reads like a commit message,
+//!    and what a similar change touched is likely to be touched again.
+//! 7. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
 //!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
 //!    ×[`EXAMPLE_FACTOR`]; when the query speaks of them, stubs ×1 and tests, examples and docs
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
@@ -32,7 +37,7 @@
 //!    `XTest.java`, `tests/`).
 //!
 //! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
-//! W_GRAPH·graph + W_RANK·rank`,
+//! W_GRAPH·graph + W_RANK·rank + W_HISTORY·history`,
 //! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
 //! each further hit symbol. Symbol score = `0.70·text + 0.30·exact name + 0.15·file text +
 //! 0.10·rank`, with the same factors and ×0.95 for private names. `--json` shows each component.
@@ -72,6 +77,9 @@ pub const W_SYMBOLS: f64 = 0.35;
 pub const W_IDENT: f64 = 0.50;
 pub const W_GRAPH: f64 = 0.20;
 pub const W_RANK: f64 = 0.30;
+pub const W_HISTORY: f64 = 0.30;
+/// Past commits whose files get credit ([`crate::history`]).
+pub const HISTORY_COMMITS: usize = 10;
 /// Factors for tests, stubs, and examples and docs, when the query is not about them.
 pub const TEST_FACTOR: f64 = 0.3;
 /// Tests, examples and docs when the query speaks of them: a task that adds a test or touches
@@ -109,6 +117,9 @@ pub struct Scores {
     pub graph: f64,
     /// Global PageRank, log scale.
     pub rank: f64,
+    /// Files: what the past commits whose messages best match the query changed — each
+    /// commit's BM25 score shared among its files, summed, divided by the query's best.
+    pub history: f64,
     /// The product of the priors (test, stub, private) applied to the blend.
     pub factor: f64,
     pub total: f64,
@@ -422,6 +433,8 @@ struct Evidence {
     symbol_ident: HashMap<i64, (i64, f64)>,
     file_ident: HashMap<i64, f64>,
     symbol_file: HashMap<i64, i64>,
+    /// file id → credit from similar past commits, 0 to 1.
+    history: HashMap<i64, f64>,
 }
 
 impl Index {
@@ -673,6 +686,7 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
+        let history = self.history_evidence(terms).map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
             .iter()
@@ -688,7 +702,31 @@ impl Index {
             symbol_ident,
             file_ident,
             symbol_file,
+            history,
         })
+    }
+
+    /// The files of the past commits whose messages best match `terms`: each commit's score
+    /// shared among the files it changed that are in the index, summed per file.
+    fn history_evidence(&self, terms: &[String]) -> rusqlite::Result<HashMap<i64, f64>> {
+        let commits = store::match_commits(&self.conn, terms, HISTORY_COMMITS)?;
+        let mut id_of = self.conn.prepare_cached(&format!(
+            "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
+        ))?;
+        let mut credit: HashMap<i64, f64> = HashMap::new();
+        for (score, paths) in commits {
+            let mut ids = Vec::with_capacity(paths.len());
+            for p in &paths {
+                if let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? {
+                    ids.push(id);
+                }
+            }
+            let share = score / ids.len().max(1) as f64;
+            for id in ids {
+                *credit.entry(id).or_default() += share;
+            }
+        }
+        Ok(normalise(credit.into_iter().collect()))
     }
 
     /// Every candidate file with its score components, best first.
@@ -717,13 +755,19 @@ impl Index {
         for (f, s) in &ev.file_ident {
             scores.entry(*f).or_default().ident = *s;
         }
+        for (f, s) in &ev.history {
+            scores.entry(*f).or_default().history = *s;
+        }
         // Personalised PageRank from the best files so far.
         let mut seeds: Vec<(i64, f64)> = scores
             .iter()
             .map(|(f, s)| {
                 (
                     *f,
-                    W_TEXT * s.text + W_SYMBOLS * s.symbols + W_IDENT * s.ident,
+                    W_TEXT * s.text
+                        + W_SYMBOLS * s.symbols
+                        + W_IDENT * s.ident
+                        + W_HISTORY * s.history,
                 )
             })
             .collect();
@@ -774,12 +818,12 @@ impl Index {
             let mut in_path: Vec<String> = Vec::new();
             crate::text::terms(module_path, |t| in_path.push(t.to_owned()));
             if idf_total > 0.0 {
+                // Folded from 0.0: an empty f64 sum is -0.0, which `--json` printed as `-0.0`.
                 s.path = ev
                     .terms
                     .iter()
                     .filter(|(t, _)| in_path.contains(t))
-                    .map(|(_, w)| w)
-                    .sum::<f64>()
+                    .fold(0.0, |acc, (_, w)| acc + w)
                     / idf_total;
             }
             s.rank = ranks.score(f);
@@ -796,7 +840,8 @@ impl Index {
                 + W_SYMBOLS * s.symbols
                 + W_IDENT * s.ident
                 + W_GRAPH * s.graph
-                + W_RANK * s.rank)
+                + W_RANK * s.rank
+                + W_HISTORY * s.history)
                 * s.factor;
         }
         out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.2.cmp(&b.2)));
@@ -936,6 +981,7 @@ impl Index {
                 ident: ev.symbol_ident.get(&id).map_or(0.0, |x| x.1),
                 graph: 0.0,
                 rank: ranks.score(id),
+                history: 0.0,
                 factor: factor(&path),
                 total: 0.0,
             };

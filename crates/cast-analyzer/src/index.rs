@@ -12,6 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::codec::{self, Reader, put_varint};
+use crate::history::{self, HistoryError};
 use crate::modpath::{self, Family};
 use crate::rank;
 use crate::resolve::Catalog;
@@ -68,10 +69,12 @@ pub struct IndexReport {
     /// Files whose references were resolved this time.
     pub resolved_files: usize,
     pub rank_iterations: usize,
+    /// Past commits stored as search evidence ([`crate::history`]); 0 outside a git repository.
+    pub commits: usize,
     pub seconds: f64,
     /// Seconds spent in each phase: listing and statting, reading + hashing + parsing +
     /// writing (parsing runs on all cores while one thread writes), resolving references,
-    /// PageRank, and the final commit.
+    /// PageRank, storing the git history, and the final commit.
     pub phases: Phases,
     pub db_bytes: u64,
     pub warnings: Vec<String>,
@@ -85,6 +88,8 @@ pub struct Phases {
     pub load_catalog: f64,
     pub resolve: f64,
     pub rank: f64,
+    /// Storing the git history (reading it runs beside the parse on a new index).
+    pub history: f64,
     pub commit: f64,
 }
 
@@ -592,6 +597,11 @@ impl Index {
             *phase = Instant::now();
             t
         };
+        // A new index reads the git log on a thread of its own while the files are parsed.
+        let history_read = report.cold.then(|| {
+            let root = self.root.clone();
+            std::thread::spawn(move || history::log(&root))
+        });
         progress(Progress::Walking);
         let (found, walk_errors) = cast_parser::source_files(&self.root, walk, &self.registry);
         for e in walk_errors {
@@ -847,6 +857,21 @@ impl Index {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
             report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
         }
+        if content_changed {
+            let read = match history_read {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| Err(HistoryError::Failed("git log reader panicked".into())))
+                    .map(Some),
+                None => self.read_history_if_moved().map_err(&err)?,
+            };
+            report.commits = self
+                .store_history(read, &mut report.warnings)
+                .map_err(&err)?;
+            report.phases.history = lap(&mut phase);
+        } else {
+            report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
+        }
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         let walk_text = format!(
             "{},{},{},{}",
@@ -859,6 +884,44 @@ impl Index {
         store::set_meta(conn, "complete", b"1").map_err(&err)?;
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)
+    }
+
+    /// The git history when `HEAD` moved since it was stored (`Ok(None)` when it did not).
+    fn read_history_if_moved(
+        &self,
+    ) -> rusqlite::Result<Result<Option<history::Log>, HistoryError>> {
+        let stored = store::history_head(&self.conn)?;
+        Ok(match history::head(&self.root) {
+            Ok(head) if stored.as_deref() == Some(head.as_str()) => Ok(None),
+            Ok(head) => {
+                history::read(&self.root).map(|commits| Some(history::Log { head, commits }))
+            }
+            Err(e) => Err(e),
+        })
+    }
+
+    /// Stores what [`Self::read_history_if_moved`] or the build's reader found; no history
+    /// clears what was stored. Returns the commits stored.
+    fn store_history(
+        &self,
+        read: Result<Option<history::Log>, HistoryError>,
+        warnings: &mut Vec<String>,
+    ) -> rusqlite::Result<usize> {
+        let conn = &self.conn;
+        match read {
+            Ok(Some(log)) => {
+                store::set_history(conn, &log.head, &log.commits)?;
+                Ok(log.commits.len())
+            }
+            Ok(None) => count(conn, "SELECT COUNT(*) FROM commits"),
+            Err(e) => {
+                if let HistoryError::Failed(message) = e {
+                    warnings.push(format!("git history not used for search: {message}"));
+                }
+                store::set_history(conn, "", &[])?;
+                Ok(0)
+            }
+        }
     }
 
     /// Deletes files that are in the index but were not listed by this walk.

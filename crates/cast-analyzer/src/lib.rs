@@ -40,6 +40,7 @@ mod codec;
 mod error;
 mod find;
 mod graph;
+mod history;
 mod index;
 mod map;
 mod modpath;

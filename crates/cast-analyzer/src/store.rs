@@ -15,7 +15,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
@@ -72,6 +72,12 @@ CREATE VIRTUAL TABLE symbol_terms USING fts5(
 );
 CREATE VIRTUAL TABLE file_terms USING fts5(
     path, doc, body,
+    content='', contentless_delete=1,
+    tokenize='unicode61 remove_diacritics 0'
+);
+CREATE TABLE commits(id INTEGER PRIMARY KEY, files TEXT NOT NULL);
+CREATE VIRTUAL TABLE commit_terms USING fts5(
+    message,
     content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0'
 );
@@ -342,6 +348,62 @@ pub(crate) fn match_terms(
     weights: &[f64],
     limit: usize,
 ) -> rusqlite::Result<Vec<(i64, f64)>> {
+    match_table(conn, table.table(), terms, weights, limit)
+}
+
+/// Replaces the stored history by `commits` (newest first), read at commit `head`.
+pub(crate) fn set_history(
+    conn: &Connection,
+    head: &str,
+    commits: &[crate::history::Commit],
+) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "DELETE FROM commits; INSERT INTO commit_terms(commit_terms) VALUES ('delete-all');",
+    )?;
+    let mut row = conn.prepare_cached("INSERT INTO commits(id, files) VALUES (?1, ?2)")?;
+    let mut text =
+        conn.prepare_cached("INSERT INTO commit_terms(rowid, message) VALUES (?1, ?2)")?;
+    for (id, c) in commits.iter().enumerate() {
+        let id = id as i64 + 1;
+        row.execute(params![id, c.files.join("\n")])?;
+        text.execute(params![id, crate::text::terms_string(&c.message)])?;
+    }
+    set_meta(conn, "history_head", head.as_bytes())
+}
+
+/// The commit the stored history was read at, if any was.
+pub(crate) fn history_head(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    Ok(get_meta(conn, "history_head")?.and_then(|v| String::from_utf8(v).ok()))
+}
+
+/// The past commits whose messages best match `terms`, best first: each with its BM25 score
+/// (positive) and the files it changed.
+pub(crate) fn match_commits(
+    conn: &Connection,
+    terms: &[String],
+    limit: usize,
+) -> rusqlite::Result<Vec<(f64, Vec<String>)>> {
+    let hits = match_table(conn, "commit_terms", terms, &[1.0], limit)?;
+    let mut files = conn.prepare_cached("SELECT files FROM commits WHERE id = ?1")?;
+    let mut out = Vec::with_capacity(hits.len());
+    for (id, score) in hits {
+        if let Some(list) = files
+            .query_row([id], |r| r.get::<_, String>(0))
+            .optional()?
+        {
+            out.push((score, list.split('\n').map(str::to_owned).collect()));
+        }
+    }
+    Ok(out)
+}
+
+fn match_table(
+    conn: &Connection,
+    name: &str,
+    terms: &[String],
+    weights: &[f64],
+    limit: usize,
+) -> rusqlite::Result<Vec<(i64, f64)>> {
     if terms.is_empty() {
         return Ok(Vec::new());
     }
@@ -355,7 +417,6 @@ pub(crate) fn match_terms(
         .map(|w| format!("{w}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let name = table.table();
     let sql = format!(
         "SELECT rowid, -bm25({name}, {weights}) AS s FROM {name} WHERE {name} MATCH ?1 ORDER BY bm25({name}, {weights}) LIMIT ?2"
     );

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use cast_analyzer::trace::parse_trace;
 use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
 
+mod history;
 mod languages;
 
 fn fixture(name: &str) -> PathBuf {

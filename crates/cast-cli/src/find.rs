@@ -13,8 +13,9 @@ use crate::{Exit, Out};
 /// and file bodies), then every symbol of the best files is ranked with its own lines;
 /// identifiers written in the query (`Session.send`, `parse_header`, `client.py`) are looked up
 /// exactly, personalised PageRank over the import and call graphs credits what the best hits
-/// use, and tests, examples and stubs are demoted (less when the query is about them). See
-/// docs/analyzer.md for every weight.
+/// use, in a git repository the files changed by the past commits whose messages best match
+/// the query get credit, and tests, examples and stubs are demoted (less when the query is
+/// about them). See docs/analyzer.md for every weight.
 ///
 /// With --files: the best files, `PATH  — DOC  (matching symbols)  [SCORE]`. Without: the best
 /// symbols, `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, then up to 5 files.

@@ -84,7 +84,7 @@ pub fn open(root: &Path, db: Option<PathBuf>) -> anyhow::Result<Index> {
 /// The one-line summary of a build or refresh.
 pub fn summary(report: &IndexReport, db: &Path) -> String {
     format!(
-        "{} {} files ({} added, {} changed, {} deleted, {} touched, {} unchanged, {} skipped): {} symbols, {} edges, {} file edges in {:.2} s; {} ({:.1} MB)",
+        "{} {} files ({} added, {} changed, {} deleted, {} touched, {} unchanged, {} skipped): {} symbols, {} edges, {} file edges, {} commits of history in {:.2} s; {} ({:.1} MB)",
         if report.cold { "indexed" } else { "refreshed" },
         report.files,
         report.added,
@@ -96,6 +96,7 @@ pub fn summary(report: &IndexReport, db: &Path) -> String {
         report.symbols,
         report.edges,
         report.file_edges,
+        report.commits,
         report.seconds,
         db.display(),
         report.db_bytes as f64 / 1e6
