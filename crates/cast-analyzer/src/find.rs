@@ -401,10 +401,9 @@ struct Ranks {
 
 impl Ranks {
     fn new(blob: Option<Vec<u8>>) -> Ranks {
-        let mut sorted: Vec<(i64, f64)> = blob
-            .map(|b| crate::index::decode_ranks(&b).into_iter().collect())
+        let sorted = blob
+            .map(|b| crate::index::decode_sorted_ranks(&b))
             .unwrap_or_default();
-        sorted.sort_unstable_by_key(|(id, _)| *id);
         let max = sorted.iter().map(|(_, r)| *r).fold(0.0, f64::max);
         let n = sorted.len().max(1) as f64;
         Ranks { sorted, max, n }

@@ -287,14 +287,14 @@ impl Index {
         Ok(found.into_iter().map(|(_, _, r)| r).collect())
     }
 
-    pub(crate) fn symbol_ranks(&self) -> Result<HashMap<i64, f64>> {
+    pub(crate) fn symbol_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
         Ok(crate::store::get_meta(&self.conn, "symbol_ranks")
             .map_err(db_err(&self.db_path))?
             .map(|b| crate::index::decode_ranks(&b))
             .unwrap_or_default())
     }
 
-    pub(crate) fn file_ranks(&self) -> Result<HashMap<i64, f64>> {
+    pub(crate) fn file_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
         Ok(crate::store::get_meta(&self.conn, "file_ranks")
             .map_err(db_err(&self.db_path))?
             .map(|b| crate::index::decode_ranks(&b))
