@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use cast_parser::SourceText;
 
 use crate::index::Index;
+use crate::store::{self, TermTable};
 use crate::text;
 
 /// Files larger than this give their symbols without bodies (reading and cutting a
@@ -120,11 +121,21 @@ impl Index {
         limit: usize,
     ) -> rusqlite::Result<Vec<(i64, i64, f64)>> {
         let rows = self.candidate_rows(files)?;
-        // The IDF is the candidates' own, as an FTS5 table of them would give it: measured,
-        // the whole index's (the file table's) ranked the candidates worse.
-        let mut scored = bm25f(&rows, terms, weights, |_, held, n| {
-            let (d, n) = (held as f64, n as f64);
-            ((n - d + 0.5) / (d + 0.5)).ln().max(1e-6)
+        // The IDF is the geometric mean of the candidates' own (as an FTS5 table of them would
+        // give it) and the stored symbol table's (names, context, signatures, docstrings of every
+        // symbol; a term found in bodies only counts as absent there, i.e. rare). Measured on
+        // the 40 stdlib queries: the candidates' alone 31/40 in the top 5 (25 with
+        // site-packages); the symbol table's alone 32 (24); their mean 33 (24); this 33 (25).
+        // The file table's IDF ranked worse (hit@1 17 of 40 instead of 19).
+        let (stored, symbols) = store::doc_freqs(&self.conn, TermTable::Symbols, terms)?;
+        let idf = |d: f64, n: f64| ((n - d + 0.5) / (d + 0.5)).ln().max(1e-6);
+        let mut scored = bm25f(&rows, terms, weights, |term, held, n| {
+            let local = idf(held as f64, n as f64);
+            let global = idf(
+                stored.get(term).copied().unwrap_or(0) as f64,
+                symbols as f64,
+            );
+            (local * global).sqrt()
         });
         scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
         scored.truncate(limit);
