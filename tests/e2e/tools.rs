@@ -342,7 +342,7 @@ fn the_tool_reference_in_docs_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         generated == committed,
-        "docs/tool-reference.md is stale; regenerate it with\n  cargo run -q -p cast-agent -- tools --markdown --allow-commands > docs/tool-reference.md"
+        "docs/tool-reference.md is stale; regenerate it with\n  cargo run -q -p cast-cli -- tools --markdown --allow-commands > docs/tool-reference.md"
     );
 }
 

@@ -205,7 +205,7 @@ impl TypedTool for FindSymbol {
     type Params = FindSymbolParams;
     const NAME: &'static str = "find_symbol";
     const READ_ONLY: bool = true;
-    const DESCRIPTION: &'static str = "Find the code a task or question is about: the query (words, identifiers such as `Session.send` or `client.py`, or the whole task) is matched against file paths, names, signatures, docstrings and bodies, and ranked with what the code imports and calls. Returns path:line, kind and signature for each class or function, or with files=true the files to look at first, each with its best matching symbols. Use show_symbol or get_skeleton on a hit next.";
+    const DESCRIPTION: &'static str = "Find the code a task or question is about: the query (words, identifiers such as `Session.send` or `client.py`, or the whole task) is matched against file paths, names, signatures, docstrings and bodies, and ranked with what the code imports and calls and, in a git repository, with the files that past commits with a similar message changed. Returns path:line, kind and signature for each class or function, or with files=true the files to look at first, each with its best matching symbols. Use show_symbol or get_skeleton on a hit next.";
 
     fn run(&self, ctx: &ToolContext, p: FindSymbolParams) -> Result<ToolOutput, ToolError> {
         let index = open_index(ctx, Self::NAME)?;
