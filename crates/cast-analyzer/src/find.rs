@@ -141,6 +141,9 @@ pub struct Hit {
     pub doc: Option<String>,
     /// Files: the best matching symbols in it (`qualname:line`), at most three.
     pub matches: Vec<String>,
+    /// Files: the subject of the best matching past commit that changed it, when the history
+    /// counted in its score.
+    pub past_commit: Option<String>,
     /// The blend (same as `scores.total`).
     pub score: f64,
     pub scores: Scores,
@@ -148,7 +151,7 @@ pub struct Hit {
 
 impl Hit {
     /// One line for a model: `path:line kind qualname  signature  — doc  [score]`, or for a
-    /// file `path  — doc; matches: …  [score]`.
+    /// file `path  — doc  (matches…)  past commit: "subject"  [score]`.
     pub fn render(&self) -> String {
         let mut s = match self.kind {
             HitKind::Symbol => format!(
@@ -172,6 +175,9 @@ impl Hit {
             s.push_str("  (");
             s.push_str(&self.matches.join(", "));
             s.push(')');
+        }
+        if let Some(subject) = &self.past_commit {
+            s.push_str(&format!("  past commit: {subject:?}"));
         }
         s.push_str(&format!("  [{:.3}]", self.scores.total));
         s
@@ -434,6 +440,8 @@ struct Evidence {
     symbol_file: HashMap<i64, i64>,
     /// file id → credit from similar past commits, 0 to 1.
     history: HashMap<i64, f64>,
+    /// file id → the subject of the best matching past commit that changed it.
+    history_subject: HashMap<i64, String>,
 }
 
 impl Index {
@@ -685,7 +693,7 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
-        let history = self.history_evidence(terms).map_err(&err)?;
+        let (history, history_subject) = self.history_evidence(terms).map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
             .iter()
@@ -702,30 +710,39 @@ impl Index {
             file_ident,
             symbol_file,
             history,
+            history_subject,
         })
     }
 
     /// The files of the past commits whose messages best match `terms`: each commit's score
-    /// shared among the files it changed that are in the index, summed per file.
-    fn history_evidence(&self, terms: &[String]) -> rusqlite::Result<HashMap<i64, f64>> {
+    /// shared among the files it changed that are in the index, summed per file; and each
+    /// file's best commit's subject.
+    #[allow(clippy::type_complexity)]
+    fn history_evidence(
+        &self,
+        terms: &[String],
+    ) -> rusqlite::Result<(HashMap<i64, f64>, HashMap<i64, String>)> {
         let commits = store::match_commits(&self.conn, terms, HISTORY_COMMITS)?;
         let mut id_of = self.conn.prepare_cached(&format!(
             "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
         ))?;
         let mut credit: HashMap<i64, f64> = HashMap::new();
-        for (score, paths) in commits {
-            let mut ids = Vec::with_capacity(paths.len());
-            for p in &paths {
+        let mut subjects: HashMap<i64, String> = HashMap::new();
+        for commit in commits {
+            let mut ids = Vec::with_capacity(commit.files.len());
+            for p in &commit.files {
                 if let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? {
                     ids.push(id);
                 }
             }
-            let share = score / ids.len().max(1) as f64;
+            let share = commit.score / ids.len().max(1) as f64;
             for id in ids {
                 *credit.entry(id).or_default() += share;
+                // Best first: the first commit to name a file is its best.
+                subjects.entry(id).or_insert_with(|| commit.subject.clone());
             }
         }
-        Ok(normalise(credit.into_iter().collect()))
+        Ok((normalise(credit.into_iter().collect()), subjects))
     }
 
     /// Every candidate file with its score components, best first.
@@ -922,6 +939,7 @@ impl Index {
                 doc: row.description.as_deref().map(first_line),
                 path: row.path,
                 matches,
+                past_commit: ev.history_subject.get(id).cloned(),
                 score: scores.total,
                 scores: *scores,
             });
@@ -1013,6 +1031,7 @@ impl Index {
                 signature: Some(sym.signature),
                 doc: sym.doc.as_deref().map(first_line),
                 matches: Vec::new(),
+                past_commit: None,
                 score: scores.total,
                 scores,
             });

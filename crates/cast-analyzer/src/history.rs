@@ -38,6 +38,20 @@ pub(crate) struct Log {
     pub commits: Vec<Commit>,
 }
 
+impl Commit {
+    /// The message's first line, at most [`SUBJECT_CHARS`] characters.
+    pub fn subject(&self) -> String {
+        let line = self.message.lines().next().unwrap_or("").trim();
+        match line.char_indices().nth(SUBJECT_CHARS) {
+            Some((cut, _)) => format!("{}…", &line[..cut]),
+            None => line.to_owned(),
+        }
+    }
+}
+
+/// A subject longer than this is cut (with `…`).
+pub const SUBJECT_CHARS: usize = 100;
+
 /// Why there is no history.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HistoryError {
@@ -178,6 +192,19 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_subject_is_the_first_line_cut_at_a_character_boundary() {
+        let c = |m: &str| Commit {
+            message: m.into(),
+            files: vec![],
+        };
+        assert_eq!(c("Fix it\n\nBecause.").subject(), "Fix it");
+        let long = "é".repeat(SUBJECT_CHARS + 5);
+        let cut = c(&long).subject();
+        assert_eq!(cut.chars().count(), SUBJECT_CHARS + 1);
+        assert!(cut.ends_with('…'));
     }
 
     #[test]

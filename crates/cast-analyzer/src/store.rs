@@ -15,7 +15,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
@@ -75,7 +75,7 @@ CREATE VIRTUAL TABLE file_terms USING fts5(
     content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0'
 );
-CREATE TABLE commits(id INTEGER PRIMARY KEY, files TEXT NOT NULL);
+CREATE TABLE commits(id INTEGER PRIMARY KEY, subject TEXT NOT NULL, files TEXT NOT NULL);
 CREATE VIRTUAL TABLE commit_terms USING fts5(
     message,
     content='', contentless_delete=1,
@@ -360,12 +360,13 @@ pub(crate) fn set_history(
     conn.execute_batch(
         "DELETE FROM commits; INSERT INTO commit_terms(commit_terms) VALUES ('delete-all');",
     )?;
-    let mut row = conn.prepare_cached("INSERT INTO commits(id, files) VALUES (?1, ?2)")?;
+    let mut row =
+        conn.prepare_cached("INSERT INTO commits(id, subject, files) VALUES (?1, ?2, ?3)")?;
     let mut text =
         conn.prepare_cached("INSERT INTO commit_terms(rowid, message) VALUES (?1, ?2)")?;
     for (id, c) in commits.iter().enumerate() {
         let id = id as i64 + 1;
-        row.execute(params![id, c.files.join("\n")])?;
+        row.execute(params![id, c.subject(), c.files.join("\n")])?;
         text.execute(params![id, crate::text::terms_string(&c.message)])?;
     }
     set_meta(conn, "history_head", head.as_bytes())
@@ -376,22 +377,38 @@ pub(crate) fn history_head(conn: &Connection) -> rusqlite::Result<Option<String>
     Ok(get_meta(conn, "history_head")?.and_then(|v| String::from_utf8(v).ok()))
 }
 
-/// The past commits whose messages best match `terms`, best first: each with its BM25 score
-/// (positive) and the files it changed.
+/// A past commit matched by a query.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CommitMatch {
+    /// BM25 of its message, positive.
+    pub score: f64,
+    /// The message's first line.
+    pub subject: String,
+    /// The files it changed, relative to the root.
+    pub files: Vec<String>,
+}
+
+/// The past commits whose messages best match `terms`, best first.
 pub(crate) fn match_commits(
     conn: &Connection,
     terms: &[String],
     limit: usize,
-) -> rusqlite::Result<Vec<(f64, Vec<String>)>> {
+) -> rusqlite::Result<Vec<CommitMatch>> {
     let hits = match_table(conn, "commit_terms", terms, &[1.0], limit)?;
-    let mut files = conn.prepare_cached("SELECT files FROM commits WHERE id = ?1")?;
+    let mut row = conn.prepare_cached("SELECT subject, files FROM commits WHERE id = ?1")?;
     let mut out = Vec::with_capacity(hits.len());
     for (id, score) in hits {
-        if let Some(list) = files
-            .query_row([id], |r| r.get::<_, String>(0))
-            .optional()?
-        {
-            out.push((score, list.split('\n').map(str::to_owned).collect()));
+        let found = row
+            .query_row([id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .optional()?;
+        if let Some((subject, files)) = found {
+            out.push(CommitMatch {
+                score,
+                subject,
+                files: files.split('\n').map(str::to_owned).collect(),
+            });
         }
     }
     Ok(out)

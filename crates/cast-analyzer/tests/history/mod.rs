@@ -76,6 +76,21 @@ fn files_changed_by_similar_past_commits_are_found_and_the_history_follows_head(
     let (path, history) = best_file(&index, "retry the handshake behind a proxy");
     assert_eq!(path, "app/beta.py");
     assert_eq!(history, 1.0);
+    // The hit says which past commit it owes that to.
+    let found = index
+        .find_with("retry the handshake behind a proxy", 3, FindMode::Files)
+        .unwrap();
+    assert_eq!(
+        found.files[0].past_commit.as_deref(),
+        Some("Retry the websocket handshake when the proxy drops it")
+    );
+    assert!(
+        found.render().contains(
+            "app/beta.py  past commit: \"Retry the websocket handshake when the proxy drops it\""
+        ),
+        "{}",
+        found.render()
+    );
     drop(index);
 
     // A new commit with a changed file: the next refresh reads the history again.
