@@ -75,6 +75,12 @@ fn git(root: &Path) -> Command {
     cmd
 }
 
+/// The first line of git's complaint (`fatal: detected dubious ownership …`), for a one-line
+/// warning.
+fn first_line(stderr: &str) -> String {
+    stderr.trim().lines().next().unwrap_or("").to_owned()
+}
+
 /// Whether git's complaint means "no repository here" (or no commit yet).
 fn is_absent(stderr: &str) -> bool {
     stderr.contains("not a git repository")
@@ -97,7 +103,7 @@ pub(crate) fn head(root: &Path) -> Result<String, HistoryError> {
         return Err(if stderr.trim().is_empty() || is_absent(&stderr) {
             HistoryError::Absent
         } else {
-            HistoryError::Failed(stderr.trim().to_owned())
+            HistoryError::Failed(first_line(&stderr))
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
@@ -134,7 +140,7 @@ pub(crate) fn read(root: &Path) -> Result<Vec<Commit>, HistoryError> {
         return Err(if is_absent(&stderr) {
             HistoryError::Absent
         } else {
-            HistoryError::Failed(stderr.trim().to_owned())
+            HistoryError::Failed(first_line(&stderr))
         });
     }
     Ok(parse_log(&out.stdout))
