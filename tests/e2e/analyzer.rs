@@ -177,6 +177,31 @@ fn find_ranks_symbols_and_shows_scores_in_json() {
 }
 
 #[test]
+fn find_with_no_refresh_uses_the_index_as_it_is() {
+    let dir = project();
+    let find = |extra: &[&str]| {
+        cast()
+            .args(["find", "frobnicate the widgets", "--root"])
+            .arg(dir.path())
+            .args(extra)
+            .assert()
+    };
+    // No index yet: --no-refresh still builds one.
+    find(&["--no-refresh"]).code(1);
+    assert!(dir.path().join(".cast/index.sqlite").exists());
+    std::fs::write(
+        dir.path().join("widgets.py"),
+        "def frobnicate_widgets():\n    \"\"\"Frobnicate the widgets.\"\"\"\n    return 1\n",
+    )
+    .unwrap();
+    // The new file is not seen without a refresh, and is with one (the default).
+    find(&["--no-refresh"]).code(1).stdout("");
+    find(&[])
+        .success()
+        .stdout(predicate::str::contains("frobnicate_widgets"));
+}
+
+#[test]
 fn analysis_commands_explain_themselves() {
     for cmd in ["index", "map", "skeleton", "show", "find"] {
         cast()

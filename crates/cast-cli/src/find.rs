@@ -42,13 +42,18 @@ pub struct Args {
     /// The database file (default: ROOT/.cast/index.sqlite).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
+    /// Use the index as it is, without first checking the files for changes: faster on a large
+    /// tree (the check walks and stats every file), but edits since the last refresh are not
+    /// seen. An index is still built when there is none.
+    #[arg(long)]
+    no_refresh: bool,
     /// One JSON object per hit, with each score.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let index = crate::index::open(&args.root, args.db)?;
+    let index = crate::index::open(&args.root, args.db, args.no_refresh)?;
     let mode = if args.files {
         FindMode::Files
     } else {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use cast_analyzer::cast_parser::{DEFAULT_MAX_FILESIZE, WalkOptions};
-use cast_analyzer::{Index, IndexOptions, IndexReport, Progress};
+use cast_analyzer::{Index, IndexOptions, IndexReport, Progress, Refresh};
 
 use crate::output::stderr_is_terminal;
 use crate::{Exit, Out};
@@ -70,10 +70,16 @@ pub fn progress_bar() -> impl FnMut(Progress) {
     }
 }
 
-/// Opens (building or refreshing) the index of `root`, with a progress bar at a terminal.
-pub fn open(root: &Path, db: Option<PathBuf>) -> anyhow::Result<Index> {
+/// Opens (building or refreshing) the index of `root`, with a progress bar at a terminal. With
+/// `no_refresh`, an existing index is used as it is (one is built when there is none).
+pub fn open(root: &Path, db: Option<PathBuf>, no_refresh: bool) -> anyhow::Result<Index> {
     let options = IndexOptions {
         db_path: db,
+        refresh: if no_refresh {
+            Refresh::IfMissing
+        } else {
+            Refresh::Always
+        },
         ..IndexOptions::default()
     };
     let mut progress = progress_bar();

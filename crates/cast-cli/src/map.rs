@@ -43,6 +43,11 @@ pub struct Args {
     /// The database file (default: PATH/.cast/index.sqlite).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
+    /// Use the index as it is, without first checking the files for changes: faster on a large
+    /// tree (the check walks and stats every file), but edits since the last refresh are not
+    /// seen. An index is still built when there is none.
+    #[arg(long)]
+    no_refresh: bool,
     /// One JSON object per file, then a summary.
     #[arg(long)]
     json: bool,
@@ -72,7 +77,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
-    let index = crate::index::open(&args.path, args.db)?;
+    let index = crate::index::open(&args.path, args.db, args.no_refresh)?;
     let map = index.map(&MapOptions {
         budget: args.budget,
         trace,
