@@ -1236,7 +1236,7 @@ pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
         }
         raw.push(edges);
     }
-    let pos: HashMap<i64, u32> = ids
+    let pos: rustc_hash::FxHashMap<i64, u32> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| (*id, i as u32))
