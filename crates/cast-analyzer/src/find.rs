@@ -27,8 +27,8 @@
 //!    query's best (BM25F dilutes a path match by the body's length).
 //! 6. **History.** In a git repository, the [`HISTORY_COMMITS`] past commits whose messages
 //!    best match the query (BM25 over the stored messages, [`crate::history`]) give the files
-//!    they changed their score, shared among those files: a task reads like a commit message,
-//!    and what a similar change touched is likely to be touched again.
+//!    they changed their score (summed per file): a task reads like a commit message, and what
+//!    a similar change touched is likely to be touched again.
 //! 7. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
 //!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
 //!    ×[`EXAMPLE_FACTOR`]; when the query speaks of them, stubs ×1 and tests, examples and docs
@@ -117,8 +117,8 @@ pub struct Scores {
     pub graph: f64,
     /// Global PageRank, log scale.
     pub rank: f64,
-    /// Files: what the past commits whose messages best match the query changed — each
-    /// commit's BM25 score shared among its files, summed, divided by the query's best.
+    /// Files: what the past commits whose messages best match the query changed — the BM25
+    /// scores of the commits that changed the file, summed, divided by the query's best.
     pub history: f64,
     /// The product of the priors (test, stub, private) applied to the blend.
     pub factor: f64,
@@ -714,9 +714,8 @@ impl Index {
         })
     }
 
-    /// The files of the past commits whose messages best match `terms`: each commit's score
-    /// shared among the files it changed that are in the index, summed per file; and each
-    /// file's best commit's subject.
+    /// The files of the past commits whose messages best match `terms`: the scores of the
+    /// commits that changed a file, summed; and each file's best commit's subject.
     #[allow(clippy::type_complexity)]
     fn history_evidence(
         &self,
@@ -729,15 +728,13 @@ impl Index {
         let mut credit: HashMap<i64, f64> = HashMap::new();
         let mut subjects: HashMap<i64, String> = HashMap::new();
         for commit in commits {
-            let mut ids = Vec::with_capacity(commit.files.len());
             for p in &commit.files {
-                if let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? {
-                    ids.push(id);
-                }
-            }
-            let share = commit.score / ids.len().max(1) as f64;
-            for id in ids {
-                *credit.entry(id).or_default() += share;
+                let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? else {
+                    continue;
+                };
+                // Each file gets the commit's whole score: sharing it among the commit's files
+                // (÷ n, ÷ √n) ranked a little worse on the development repositories.
+                *credit.entry(id).or_default() += commit.score;
                 // Best first: the first commit to name a file is its best.
                 subjects.entry(id).or_insert_with(|| commit.subject.clone());
             }
