@@ -68,6 +68,9 @@ fn git(root: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
+        // Nothing the repository's configuration names is run: no file-system monitor, and
+        // (for `log`, below) no signature check, external diff or text conversion.
+        .args(["-c", "core.fsmonitor=false"])
         // Read only: never take the index lock, never prompt.
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -127,6 +130,9 @@ pub(crate) fn read(root: &Path) -> Result<Vec<Commit>, HistoryError> {
             "--relative",
             "--no-renames",
             "--name-status",
+            "--no-show-signature",
+            "--no-ext-diff",
+            "--no-textconv",
             "-z",
             "--format=%x1e%B%x1f",
         ])
