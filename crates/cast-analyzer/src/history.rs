@@ -95,6 +95,11 @@ fn is_absent(stderr: &str) -> bool {
 
 /// The commit `HEAD` names, or why there is none.
 pub(crate) fn head(root: &Path) -> Result<String, HistoryError> {
+    // Outside a repository there is nothing to ask git (a refresh after every edit would spawn
+    // it for nothing).
+    if !cast_workspace::in_git_repository(root) {
+        return Err(HistoryError::Absent);
+    }
     let out = git(root)
         .args(["rev-parse", "--verify", "-q", "HEAD"])
         .stderr(Stdio::piped())

@@ -858,6 +858,8 @@ impl Index {
             report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
         }
         if content_changed {
+            // Timed on its own: the lap since the last phase also holds freeing the catalog.
+            let started_history = Instant::now();
             let read = match history_read {
                 Some(thread) => thread
                     .join()
@@ -868,7 +870,7 @@ impl Index {
             report.commits = self
                 .store_history(read, &mut report.warnings)
                 .map_err(&err)?;
-            report.phases.history = lap(&mut phase);
+            report.phases.history = started_history.elapsed().as_secs_f64();
         } else {
             report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
         }
@@ -918,7 +920,10 @@ impl Index {
                 if let HistoryError::Failed(message) = e {
                     warnings.push(format!("git history not used for search: {message}"));
                 }
-                store::set_history(conn, "", &[])?;
+                // Cleared only when something is stored (a tree outside git stays as it was).
+                if store::history_head(conn)?.is_some_and(|h| !h.is_empty()) {
+                    store::set_history(conn, "", &[])?;
+                }
                 Ok(0)
             }
         }

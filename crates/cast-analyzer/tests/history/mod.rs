@@ -104,6 +104,20 @@ fn files_changed_by_similar_past_commits_are_found_and_the_history_follows_head(
     let index = Index::open(root).unwrap();
     assert_eq!(index.report().unwrap().changed, 0);
     assert_eq!(index.report().unwrap().commits, 4);
+    drop(index);
+
+    // The repository goes away: at the next change the stored history goes too.
+    if outside_any_repository(root.parent().unwrap()) {
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        write(root, "app/alpha.py", "def alpha():\n    return 10\n");
+        let index = Index::open(root).unwrap();
+        assert_eq!(index.report().unwrap().commits, 0);
+        let found = index
+            .find_with("frobnicator cache", 3, FindMode::Files)
+            .unwrap();
+        // Only the history knew these words: nothing is found now.
+        assert!(found.files.is_empty(), "{}", found.render());
+    }
 }
 
 #[test]
