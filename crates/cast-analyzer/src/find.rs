@@ -438,10 +438,16 @@ struct Evidence {
     symbol_ident: HashMap<i64, (i64, f64)>,
     file_ident: HashMap<i64, f64>,
     symbol_file: HashMap<i64, i64>,
-    /// file id → credit from similar past commits, 0 to 1.
-    history: HashMap<i64, f64>,
-    /// file id → the subject of the best matching past commit that changed it.
-    history_subject: HashMap<i64, String>,
+    /// file id → what similar past commits say of it.
+    history: HashMap<i64, PastChanges>,
+}
+
+/// The evidence of similar past commits for one file.
+struct PastChanges {
+    /// The scores of the commits that changed the file, summed, divided by the query's best.
+    credit: f64,
+    /// The subject of the best of them.
+    subject: String,
 }
 
 impl Index {
@@ -693,7 +699,7 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
-        let (history, history_subject) = self.history_evidence(terms).map_err(&err)?;
+        let history = self.history_evidence(terms).map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
             .iter()
@@ -710,23 +716,17 @@ impl Index {
             file_ident,
             symbol_file,
             history,
-            history_subject,
         })
     }
 
     /// The files of the past commits whose messages best match `terms`: the scores of the
-    /// commits that changed a file, summed; and each file's best commit's subject.
-    #[allow(clippy::type_complexity)]
-    fn history_evidence(
-        &self,
-        terms: &[String],
-    ) -> rusqlite::Result<(HashMap<i64, f64>, HashMap<i64, String>)> {
+    /// commits that changed a file, summed, and its best commit's subject.
+    fn history_evidence(&self, terms: &[String]) -> rusqlite::Result<HashMap<i64, PastChanges>> {
         let commits = store::match_commits(&self.conn, terms, HISTORY_COMMITS)?;
         let mut id_of = self.conn.prepare_cached(&format!(
             "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
         ))?;
-        let mut credit: HashMap<i64, f64> = HashMap::new();
-        let mut subjects: HashMap<i64, String> = HashMap::new();
+        let mut files: HashMap<i64, PastChanges> = HashMap::new();
         for commit in commits {
             for p in &commit.files {
                 let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? else {
@@ -734,12 +734,23 @@ impl Index {
                 };
                 // Each file gets the commit's whole score: sharing it among the commit's files
                 // (÷ n, ÷ √n) ranked a little worse on the development repositories.
-                *credit.entry(id).or_default() += commit.score;
-                // Best first: the first commit to name a file is its best.
-                subjects.entry(id).or_insert_with(|| commit.subject.clone());
+                // Best first: the first commit to name a file gives its subject.
+                files
+                    .entry(id)
+                    .or_insert_with(|| PastChanges {
+                        credit: 0.0,
+                        subject: commit.subject.clone(),
+                    })
+                    .credit += commit.score;
             }
         }
-        Ok((normalise(credit.into_iter().collect()), subjects))
+        let best = files.values().map(|f| f.credit).fold(0.0f64, f64::max);
+        if best > 0.0 {
+            for f in files.values_mut() {
+                f.credit /= best;
+            }
+        }
+        Ok(files)
     }
 
     /// Every candidate file with its score components, best first.
@@ -768,8 +779,8 @@ impl Index {
         for (f, s) in &ev.file_ident {
             scores.entry(*f).or_default().ident = *s;
         }
-        for (f, s) in &ev.history {
-            scores.entry(*f).or_default().history = *s;
+        for (f, past) in &ev.history {
+            scores.entry(*f).or_default().history = past.credit;
         }
         // Personalised PageRank from the best files so far.
         let mut seeds: Vec<(i64, f64)> = scores
@@ -936,7 +947,7 @@ impl Index {
                 doc: row.description.as_deref().map(first_line),
                 path: row.path,
                 matches,
-                past_commit: ev.history_subject.get(id).cloned(),
+                past_commit: ev.history.get(id).map(|past| past.subject.clone()),
                 score: scores.total,
                 scores: *scores,
             });

@@ -867,13 +867,11 @@ impl Index {
                     .map(Some),
                 None => self.read_history_if_moved().map_err(&err)?,
             };
-            report.commits = self
-                .store_history(read, &mut report.warnings)
+            self.store_history(read, &mut report.warnings)
                 .map_err(&err)?;
             report.phases.history = started_history.elapsed().as_secs_f64();
-        } else {
-            report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
         }
+        report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         let walk_text = format!(
             "{},{},{},{}",
@@ -902,20 +900,17 @@ impl Index {
         })
     }
 
-    /// Stores what [`Self::read_history_if_moved`] or the build's reader found; no history
-    /// clears what was stored. Returns the commits stored.
+    /// Stores what [`Self::read_history_if_moved`] or the build's reader found (nothing new
+    /// keeps what is stored); no history clears what was stored.
     fn store_history(
         &self,
         read: Result<Option<history::Log>, HistoryError>,
         warnings: &mut Vec<String>,
-    ) -> rusqlite::Result<usize> {
+    ) -> rusqlite::Result<()> {
         let conn = &self.conn;
         match read {
-            Ok(Some(log)) => {
-                store::set_history(conn, &log.head, &log.commits)?;
-                Ok(log.commits.len())
-            }
-            Ok(None) => count(conn, "SELECT COUNT(*) FROM commits"),
+            Ok(Some(log)) => store::set_history(conn, &log.head, &log.commits),
+            Ok(None) => Ok(()),
             Err(e) => {
                 if let HistoryError::Failed(message) = e {
                     warnings.push(format!("git history not used for search: {message}"));
@@ -924,7 +919,7 @@ impl Index {
                 if store::history_head(conn)?.is_some_and(|h| !h.is_empty()) {
                     store::set_history(conn, "", &[])?;
                 }
-                Ok(0)
+                Ok(())
             }
         }
     }
