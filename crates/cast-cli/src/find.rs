@@ -17,11 +17,12 @@ use crate::{Exit, Out};
 /// the query get credit, and tests, examples and stubs are demoted (less when the query is
 /// about them). See docs/analyzer.md for every weight.
 ///
-/// With --files: the best files, `PATH  — DOC  (matching symbols)  [SCORE]`. Without: the best
-/// symbols, `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, then up to 5 files.
-/// With --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores`
-/// with each component). The index is built or refreshed first when needed. Exits 1 when
-/// nothing matches.
+/// With --files: the best files, `PATH  — DOC  (matching symbols)  past commit: "SUBJECT"
+/// [SCORE]` (the past commit when the history counted). Without: the best symbols,
+/// `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, then up to 5 files. With
+/// --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores` with
+/// each component). The index is built or refreshed first (with --no-refresh, only built when
+/// there is none). Exits 1 when nothing matches.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json"

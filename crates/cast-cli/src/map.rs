@@ -20,7 +20,8 @@ use crate::{Exit, Out};
 /// With --focus TASK, the map is personalised for a task: the files and symbols `cast find`
 /// ranks highest for it come first, then the rest by PageRank, within the same budget.
 ///
-/// The index (PATH/.cast/index.sqlite) is built or refreshed first when needed.
+/// The index (PATH/.cast/index.sqlite) is built or refreshed first (with --no-refresh, only
+/// built when there is none).
 /// With --json, one JSON object per shown file (its symbols inside), then a summary object.
 #[derive(Debug, clap::Args)]
 #[command(

@@ -14,7 +14,8 @@ use crate::{Exit, Out};
 /// innermost definition enclosing that line. When several symbols match, the best (exact name,
 /// not a stub, not a test, highest PageRank) is shown and the others are listed.
 ///
-/// The index is built or refreshed first when needed. Exits 1 when nothing matches.
+/// The index is built or refreshed first (with --no-refresh, only built when there is none).
+/// Exits 1 when nothing matches.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast show Cart.add\n  cast show shop/cart.py:15 --root .\n  cast show --json json.loads --root /usr/lib/python3.11"
