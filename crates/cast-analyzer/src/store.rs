@@ -144,7 +144,7 @@ fn prepare_folder(db: &Path) -> Result<()> {
     })
 }
 
-fn connect(db: &Path) -> rusqlite::Result<Connection> {
+pub(crate) fn connect(db: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(db)?;
     conn.busy_timeout(Duration::from_secs(300))?;
     // WAL: readers never block the writer nor the other way round. NORMAL sync is durable

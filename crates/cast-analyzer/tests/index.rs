@@ -612,3 +612,65 @@ fn no_index_and_refresh_never_is_a_clear_error() {
     let missing = Index::open(&dir.path().join("nope")).unwrap_err();
     assert!(missing.to_string().contains("no such folder"), "{missing}");
 }
+
+/// Runs `find --files QUERY` through [`Index::query_current`], counting the queries run.
+fn current_files(root: &Path, query: &str, runs: &mut usize) -> Vec<String> {
+    Index::query_current(root, &IndexOptions::default(), &mut |_| {}, |index| {
+        *runs += 1;
+        let found = index.find_with(query, 5, FindMode::Files)?;
+        Ok::<_, AnalyzerError>(found.files.into_iter().map(|f| f.path).collect())
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_query_on_the_current_index_runs_again_only_after_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py");
+    std::fs::write(&a, "def feed():\n    return 'zebra'\n").unwrap();
+    std::fs::write(dir.path().join("b.py"), "def other():\n    return 1\n").unwrap();
+
+    // No index yet: built, then asked once.
+    let mut runs = 0;
+    assert_eq!(current_files(dir.path(), "zebra", &mut runs), vec!["a.py"]);
+    assert_eq!(runs, 1);
+
+    // Nothing changed: the answer from the index as it is stands.
+    let mut runs = 0;
+    assert_eq!(current_files(dir.path(), "zebra", &mut runs), vec!["a.py"]);
+    assert_eq!(runs, 1);
+
+    // An edit, an added and a deleted file: each is seen, by a second run after the refresh.
+    std::fs::write(&a, "def feed():\n    return 'giraffe'\n").unwrap();
+    let mut runs = 0;
+    assert!(current_files(dir.path(), "zebra", &mut runs).is_empty());
+    assert_eq!(runs, 2);
+    std::fs::write(dir.path().join("c.py"), "OKAPI = 1\n").unwrap();
+    let mut runs = 0;
+    assert_eq!(current_files(dir.path(), "okapi", &mut runs), vec!["c.py"]);
+    assert_eq!(runs, 2);
+    std::fs::remove_file(dir.path().join("c.py")).unwrap();
+    let mut runs = 0;
+    assert!(current_files(dir.path(), "okapi", &mut runs).is_empty());
+    assert_eq!(runs, 2);
+    let mut runs = 0;
+    assert_eq!(
+        current_files(dir.path(), "giraffe", &mut runs),
+        vec!["a.py"]
+    );
+    assert_eq!(runs, 1);
+
+    // Without refreshing, the index is used as it is, even when the files changed.
+    std::fs::write(&a, "def feed():\n    return 'zebra'\n").unwrap();
+    let as_is = IndexOptions {
+        refresh: Refresh::IfMissing,
+        ..IndexOptions::default()
+    };
+    let mut runs = 0;
+    let stale = Index::query_current(dir.path(), &as_is, &mut |_| {}, |index| {
+        runs += 1;
+        Ok::<_, AnalyzerError>(index.find_with("giraffe", 5, FindMode::Files)?.files.len())
+    })
+    .unwrap();
+    assert_eq!((stale, runs), (1, 1));
+}

@@ -54,13 +54,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let index = crate::index::open(&args.root, args.db, args.no_refresh)?;
     let mode = if args.files {
         FindMode::Files
     } else {
         FindMode::Symbols
     };
-    let found = index.find_with(&args.query, args.top.max(1), mode)?;
+    let found = crate::index::query(&args.root, args.db, args.no_refresh, |index| {
+        Ok(index.find_with(&args.query, args.top.max(1), mode)?)
+    })?;
     if args.json {
         for h in found.symbols.iter().chain(&found.files) {
             out.json(h)?;

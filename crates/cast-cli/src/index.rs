@@ -70,9 +70,15 @@ pub fn progress_bar() -> impl FnMut(Progress) {
     }
 }
 
-/// Opens (building or refreshing) the index of `root`, with a progress bar at a terminal. With
-/// `no_refresh`, an existing index is used as it is (one is built when there is none).
-pub fn open(root: &Path, db: Option<PathBuf>, no_refresh: bool) -> anyhow::Result<Index> {
+/// Answers `query` from the index of `root` (built when there is none), with a progress bar at
+/// a terminal. The answer is current with the files on disk unless `no_refresh`, which uses an
+/// existing index as it is; see [`Index::query_current`].
+pub fn query<T>(
+    root: &Path,
+    db: Option<PathBuf>,
+    no_refresh: bool,
+    query: impl FnMut(&Index) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     let options = IndexOptions {
         db_path: db,
         refresh: if no_refresh {
@@ -83,8 +89,7 @@ pub fn open(root: &Path, db: Option<PathBuf>, no_refresh: bool) -> anyhow::Resul
         ..IndexOptions::default()
     };
     let mut progress = progress_bar();
-    Index::open_with(root, &options, &mut progress)
-        .with_context(|| format!("cannot index {}", root.display()))
+    Index::query_current(root, &options, &mut progress, query)
 }
 
 /// The one-line summary of a build or refresh.

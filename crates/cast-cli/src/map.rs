@@ -78,11 +78,13 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
-    let index = crate::index::open(&args.path, args.db, args.no_refresh)?;
-    let map = index.map(&MapOptions {
+    let options = MapOptions {
         budget: args.budget,
         trace,
         focus: args.focus,
+    };
+    let map = crate::index::query(&args.path, args.db, args.no_refresh, |index| {
+        Ok(index.map(&options)?)
     })?;
     if args.json {
         for f in &map.files {

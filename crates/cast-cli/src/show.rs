@@ -41,8 +41,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let index = crate::index::open(&args.root, args.db, args.no_refresh)?;
-    match index.show(&args.target) {
+    // The symbol's absence is an answer, not a failure of the query.
+    let shown = crate::index::query(&args.root, args.db, args.no_refresh, |index| {
+        Ok(index.show(&args.target))
+    })?;
+    match shown {
         Ok(shown) => {
             if args.json {
                 out.json(&shown)?;

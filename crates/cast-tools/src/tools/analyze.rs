@@ -1,7 +1,7 @@
 //! Understanding: `analyze_repository` (L1), `get_skeleton` (L2), `show_symbol` (L3) and
 //! `find_symbol`, over cast-analyzer's index of the workspace.
 
-use cast_analyzer::{AnalyzerError, FindMode, Index, MapOptions};
+use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -9,9 +9,19 @@ use serde_json::json;
 use super::search::relative_paths;
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 
-/// The index of the workspace, refreshed to the files on disk (only changed files re-parsed).
-fn open_index(ctx: &ToolContext, tool: &str) -> Result<Index, ToolError> {
-    Index::open(ctx.workspace.root()).map_err(|e| ToolError::Failed {
+/// Answers `query` from the index of the workspace, current with the files on disk (only
+/// changed files re-parsed; see [`Index::query_current`]). The outer error is a failure to open
+/// or refresh the index; the inner result is the query's own answer.
+fn query_index<T>(
+    ctx: &ToolContext,
+    tool: &str,
+    mut query: impl FnMut(&Index) -> Result<T, AnalyzerError>,
+) -> Result<Result<T, AnalyzerError>, ToolError> {
+    let options = IndexOptions::default();
+    Index::query_current(ctx.workspace.root(), &options, &mut |_| {}, |index| {
+        Ok::<_, AnalyzerError>(query(index))
+    })
+    .map_err(|e| ToolError::Failed {
         tool: tool.to_owned(),
         message: relative_paths(ctx, &e.to_string()),
     })
@@ -87,8 +97,7 @@ impl TypedTool for AnalyzeRepository {
             trace,
             focus: p.focus.filter(|f| !f.trim().is_empty()),
         };
-        let index = open_index(ctx, Self::NAME)?;
-        match index.map(&options) {
+        match query_index(ctx, Self::NAME, |index| index.map(&options))? {
             Ok(map) => Ok(ToolOutput::ok(
                 map.render(),
                 json!({
@@ -109,13 +118,14 @@ impl TypedTool for AnalyzeRepository {
 /// opened. The agent's test-fix loop shows it with a failing test run.
 pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String> {
     let trace = cast_analyzer::trace::parse_trace(trace).ok()?;
-    let index = open_index(ctx, AnalyzeRepository::NAME).ok()?;
     let options = MapOptions {
         budget: budget.max(100),
         trace: Some(trace),
         focus: None,
     };
-    let map = index.map(&options).ok()?;
+    let map = query_index(ctx, AnalyzeRepository::NAME, |index| index.map(&options))
+        .ok()?
+        .ok()?;
     map.traced.then(|| map.render())
 }
 
@@ -208,13 +218,15 @@ impl TypedTool for FindSymbol {
     const DESCRIPTION: &'static str = "Find the code a task or question is about: the query (words, identifiers such as `Session.send` or `client.py`, or the whole task) is matched against file paths, names, signatures, docstrings and bodies, and ranked with what the code imports and calls and, in a git repository, with the files that past commits with a similar message changed. Returns path:line, kind and signature for each class or function, or with files=true the files to look at first, each with its best matching symbols. Use show_symbol or get_skeleton on a hit next.";
 
     fn run(&self, ctx: &ToolContext, p: FindSymbolParams) -> Result<ToolOutput, ToolError> {
-        let index = open_index(ctx, Self::NAME)?;
         let mode = if p.files.unwrap_or(false) {
             FindMode::Files
         } else {
             FindMode::Symbols
         };
-        match index.find_with(&p.query, p.top.unwrap_or(10).clamp(1, 100), mode) {
+        let top = p.top.unwrap_or(10).clamp(1, 100);
+        match query_index(ctx, Self::NAME, |index| {
+            index.find_with(&p.query, top, mode)
+        })? {
             Ok(found) => {
                 let mut text = found.render();
                 if found.symbols.is_empty() && found.files.is_empty() {
@@ -248,8 +260,7 @@ impl TypedTool for ShowSymbol {
     const DESCRIPTION: &'static str = "Show one class or function's exact source with its line numbers, plus where it is referenced from and what it references. Name it by qualified name (`Cart.total`), plain name, or `path:line`.";
 
     fn run(&self, ctx: &ToolContext, p: ShowSymbolParams) -> Result<ToolOutput, ToolError> {
-        let index = open_index(ctx, Self::NAME)?;
-        match index.show(&p.symbol) {
+        match query_index(ctx, Self::NAME, |index| index.show(&p.symbol))? {
             Ok(shown) => Ok(ToolOutput::ok(
                 shown.render(),
                 json!({
