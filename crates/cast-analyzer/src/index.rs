@@ -180,23 +180,31 @@ fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
     Listing { listed, warnings }
 }
 
-/// Whether the index in `db` holds exactly the listed files, each with the listed size and
-/// mtime: then a refresh would change nothing. Reads only the stat columns' covering index.
+impl Listing {
+    /// A digest of every listed path with its size and mtime, in the walk's order (sorted):
+    /// a refresh stores it, and an equal digest later means a refresh would change nothing.
+    fn digest(&self) -> [u8; 32] {
+        let mut h = blake3::Hasher::new();
+        for l in &self.listed {
+            h.update(&(l.rel.len() as u64).to_le_bytes());
+            h.update(l.rel.as_bytes());
+            h.update(&l.size.to_le_bytes());
+            h.update(&l.mtime_ns.to_le_bytes());
+        }
+        *h.finalize().as_bytes()
+    }
+}
+
+/// Whether the index in `db` was last refreshed from this very listing (the same files, each
+/// with the same size and mtime): then a refresh would change nothing.
 fn is_current(db: &Path, listing: &Listing) -> rusqlite::Result<bool> {
     let conn = store::connect(db)?;
-    let mut stored: rustc_hash::FxHashMap<String, (u64, i64)> = rustc_hash::FxHashMap::default();
-    stored.reserve(listing.listed.len());
-    let mut stmt = conn.prepare("SELECT path, size, mtime_ns FROM files INDEXED BY files_stat")?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        stored.insert(r.get(0)?, (r.get::<_, i64>(1)? as u64, r.get(2)?));
-    }
-    Ok(stored.len() == listing.listed.len()
-        && listing
-            .listed
-            .iter()
-            .all(|l| stored.get(&l.rel) == Some(&(l.size, l.mtime_ns))))
+    let stored = store::get_meta(&conn, LISTING_DIGEST)?;
+    Ok(stored.as_deref() == Some(listing.digest().as_slice()))
 }
+
+/// The `meta` key of [`Listing::digest`] as of the last refresh.
+const LISTING_DIGEST: &str = "listing";
 
 struct OldFile {
     id: i64,
@@ -715,8 +723,9 @@ impl Index {
             std::thread::spawn(move || history::log(&root))
         });
         progress(Progress::Walking);
-        let Listing { listed, warnings } =
-            listing.unwrap_or_else(|| list(&self.root, walk, &self.registry));
+        let listing = listing.unwrap_or_else(|| list(&self.root, walk, &self.registry));
+        let digest = listing.digest();
+        let Listing { listed, warnings } = listing;
         report.warnings.extend(warnings);
 
         // The stat columns of every file come from a covering index (a no-change refresh reads
@@ -978,6 +987,8 @@ impl Index {
             walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE)
         );
         store::set_meta(conn, "walk", walk_text.as_bytes()).map_err(&err)?;
+        // Every listed file now has its listed size and mtime in the index.
+        store::set_meta(conn, LISTING_DIGEST, &digest).map_err(&err)?;
         store::set_meta(conn, "complete", b"1").map_err(&err)?;
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)

@@ -660,6 +660,23 @@ fn a_query_on_the_current_index_runs_again_only_after_a_change() {
     );
     assert_eq!(runs, 1);
 
+    // Touched (a new mtime, the same content): refreshed once, then current again.
+    let t = std::fs::metadata(&a).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    for expected_runs in [2, 1] {
+        let mut runs = 0;
+        assert_eq!(
+            current_files(dir.path(), "giraffe", &mut runs),
+            vec!["a.py"]
+        );
+        assert_eq!(runs, expected_runs);
+    }
+
     // Without refreshing, the index is used as it is, even when the files changed.
     std::fs::write(&a, "def feed():\n    return 'zebra'\n").unwrap();
     let as_is = IndexOptions {
