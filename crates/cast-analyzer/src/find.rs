@@ -36,8 +36,12 @@
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
 //!    `XTest.java`, `tests/`).
 //!
+//! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
+//!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
+//!    a prior, like the rank, added to files that other evidence found.
+//!
 //! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
-//! W_GRAPH·graph + W_RANK·rank + W_HISTORY·history`,
+//! W_GRAPH·graph + W_RANK·rank + W_HISTORY·history + W_CHURN·churn`,
 //! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
 //! each further hit symbol. Symbol score = `0.70·text + 0.30·exact name + 0.15·file text +
 //! 0.10·rank`, with the same factors and ×0.95 for private names. `--json` shows each component.
@@ -80,6 +84,13 @@ pub const W_RANK: f64 = 0.30;
 pub const W_HISTORY: f64 = 0.30;
 /// Past commits whose files get credit ([`crate::history`]).
 pub const HISTORY_COMMITS: usize = 10;
+/// How often a file changed lately, whatever the query (see [`Scores::churn`]).
+pub const W_CHURN: f64 = 0.15;
+/// A commit this many commits older than `HEAD` counts half in [`Scores::churn`].
+pub const CHURN_HALF_LIFE: f64 = 50.0;
+/// The newest commits read for [`Scores::churn`]: eight half-lives, older ones would weigh
+/// under 0.4 % each.
+const CHURN_COMMITS: usize = 400;
 /// Factors for tests, stubs, and examples and docs, when the query is not about them.
 pub const TEST_FACTOR: f64 = 0.3;
 /// Tests, examples and docs when the query speaks of them: a task that adds a test or touches
@@ -120,6 +131,10 @@ pub struct Scores {
     /// Files: what the past commits whose messages best match the query changed — the BM25
     /// scores of the commits that changed the file, summed, divided by the query's best.
     pub history: f64,
+    /// Files: how often the file changed lately, whatever the query — the commits that changed
+    /// it, each weighing half per [`CHURN_HALF_LIFE`] commits of age, on a log scale (0 to 1).
+    /// Code that changes often is what the next task most likely changes again.
+    pub churn: f64,
     /// The product of the priors (test, stub, private) applied to the blend.
     pub factor: f64,
     pub total: f64,
@@ -440,6 +455,8 @@ struct Evidence {
     symbol_file: HashMap<i64, i64>,
     /// file id → what similar past commits say of it.
     history: HashMap<i64, PastChanges>,
+    /// path → how often it changed lately ([`Scores::churn`]).
+    churn: HashMap<String, f64>,
 }
 
 /// The evidence of similar past commits for one file.
@@ -700,6 +717,7 @@ impl Index {
             symbol_file.insert(*id, *f);
         }
         let history = self.history_evidence(terms).map_err(&err)?;
+        let churn = self.churn().map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
             .iter()
@@ -716,7 +734,27 @@ impl Index {
             file_ident,
             symbol_file,
             history,
+            churn,
         })
+    }
+
+    /// Every file the newest [`CHURN_COMMITS`] commits changed, with its [`Scores::churn`].
+    fn churn(&self) -> rusqlite::Result<HashMap<String, f64>> {
+        let mut weights: HashMap<String, f64> = HashMap::new();
+        for (age, files) in store::recent_commit_files(&self.conn, CHURN_COMMITS)?
+            .into_iter()
+            .enumerate()
+        {
+            let weight = 0.5f64.powf(age as f64 / CHURN_HALF_LIFE);
+            for f in files {
+                *weights.entry(f).or_default() += weight;
+            }
+        }
+        let best = weights.values().fold(0.0f64, |a, b| a.max(*b));
+        for w in weights.values_mut() {
+            *w = (1.0 + *w).ln() / (1.0 + best).ln();
+        }
+        Ok(weights)
     }
 
     /// The files of the past commits whose messages best match `terms`: the scores of the
@@ -851,6 +889,7 @@ impl Index {
                     / idf_total;
             }
             s.rank = ranks.score(f);
+            s.churn = ev.churn.get(&path).copied().unwrap_or(0.0);
             s.factor = factor(&path);
             out.push((f, s, path));
         }
@@ -865,7 +904,8 @@ impl Index {
                 + W_IDENT * s.ident
                 + W_GRAPH * s.graph
                 + W_RANK * s.rank
-                + W_HISTORY * s.history)
+                + W_HISTORY * s.history
+                + W_CHURN * s.churn)
                 * s.factor;
         }
         out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.2.cmp(&b.2)));
@@ -1007,6 +1047,7 @@ impl Index {
                 graph: 0.0,
                 rank: ranks.score(id),
                 history: 0.0,
+                churn: 0.0,
                 factor: factor(&path),
                 total: 0.0,
             };

@@ -372,6 +372,23 @@ pub(crate) fn set_history(
     set_meta(conn, "history_head", head.as_bytes())
 }
 
+/// The files each of the newest `limit` stored commits changed, newest first.
+pub(crate) fn recent_commit_files(
+    conn: &Connection,
+    limit: usize,
+) -> rusqlite::Result<Vec<Vec<String>>> {
+    let mut stmt = conn.prepare_cached("SELECT files FROM commits ORDER BY id LIMIT ?1")?;
+    let rows = stmt.query_map([limit as i64], |r| r.get::<_, String>(0))?;
+    rows.map(|files| {
+        Ok(files?
+            .split('\n')
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned)
+            .collect())
+    })
+    .collect()
+}
+
 /// The commit the stored history was read at, if any was.
 pub(crate) fn history_head(conn: &Connection) -> rusqlite::Result<Option<String>> {
     Ok(get_meta(conn, "history_head")?.and_then(|v| String::from_utf8(v).ok()))

@@ -154,3 +154,47 @@ fn a_repository_without_commits_or_no_repository_has_no_history() {
 fn outside_any_repository(dir: &Path) -> bool {
     dir.ancestors().all(|d| !d.join(".git").exists())
 }
+
+#[test]
+fn of_two_equal_text_matches_the_file_that_changed_lately_and_often_ranks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    // Same words, same length: by text alone the tie goes by path (`cold.py` first).
+    write(root, "cold.py", "def parse_ledger():\n    return 0\n");
+    write(root, "hot.py", "def parse_ledger():\n    return 0\n");
+    commit_all(root, "Start");
+    for i in 1..=4 {
+        write(
+            root,
+            "hot.py",
+            &format!("def parse_ledger():\n    return {i}\n"),
+        );
+        commit_all(root, &format!("Tweak number {i}"));
+    }
+    let index = Index::open(root).unwrap();
+    let found = index
+        .find_with("parse the ledger", 2, FindMode::Files)
+        .unwrap();
+    let churn: Vec<(&str, f64)> = found
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.scores.churn))
+        .collect();
+    assert_eq!(churn[0].0, "hot.py", "{churn:?}");
+    assert_eq!(churn[0].1, 1.0);
+    assert!(churn[1].1 > 0.0 && churn[1].1 < 0.5, "{churn:?}");
+    drop(index);
+
+    // Outside git there is no churn, and the tie goes back to the path.
+    if outside_any_repository(root.parent().unwrap()) {
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        write(root, "other.py", "X = 1\n");
+        let index = Index::open(root).unwrap();
+        let found = index
+            .find_with("parse the ledger", 2, FindMode::Files)
+            .unwrap();
+        assert_eq!(found.files[0].path, "cold.py", "{}", found.render());
+        assert!(found.files.iter().all(|f| f.scores.churn == 0.0));
+    }
+}
