@@ -347,6 +347,11 @@ impl Writer<'_> {
             }
             None => FLAG_SKIPPED,
         };
+        // A parsed file's first syntax error, for the map; a skipped file's reason.
+        let syntax_error = parsed
+            .and_then(|p| p.syntax_error.as_ref())
+            .map(store::encode_syntax_error);
+        let error = error.or(syntax_error.as_deref());
         let iface = blobs.map(|b| &b.iface);
         let imports = blobs.map(|b| &b.imports);
         let refs = blobs.map(|b| &b.refs);

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::index::{Index, kind_of};
 use crate::resolve::{decode_deps_raw, decode_edges_raw};
-use crate::store::db_err;
+use crate::store::{self, db_err};
 use crate::trace::Trace;
 use crate::{Result, estimate_tokens};
 
@@ -525,28 +525,19 @@ impl Index {
     /// The files flagged as not parsing (by path), each parsed again for its first error, at
     /// most [`MAX_UNPARSED`]; and how many are flagged.
     fn unparsed_files(&self) -> Result<(Vec<UnparsedFile>, usize)> {
-        let err = db_err(&self.db_path);
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path FROM files WHERE flags & 1 = 1 AND flags & 4 = 0 ORDER BY path")
-            .map_err(&err)?;
-        let paths: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .map_err(&err)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(&err)?;
-        let total = paths.len();
+        let files = store::unparsed_files(&self.conn).map_err(db_err(&self.db_path))?;
+        let total = files.len();
         let mut out = Vec::new();
-        for path in paths.into_iter().take(MAX_UNPARSED) {
-            let full = self.root.join(&path);
-            let Some(language) = self.registry.for_path(&full) else {
-                continue;
-            };
-            // The file may have changed since it was indexed: then say nothing of it.
-            let error = SourceText::read(&full, cast_parser::DEFAULT_MAX_FILESIZE)
-                .ok()
-                .and_then(|source| language.parse_text(&source.text).ok())
-                .and_then(|parsed| parsed.syntax_error);
+        for (path, stored) in files.into_iter().take(MAX_UNPARSED) {
+            let error = stored.or_else(|| {
+                // An index from before errors were stored: parse the file again.
+                let full = self.root.join(&path);
+                let language = self.registry.for_path(&full)?;
+                SourceText::read(&full, cast_parser::DEFAULT_MAX_FILESIZE)
+                    .ok()
+                    .and_then(|source| language.parse_text(&source.text).ok())
+                    .and_then(|parsed| parsed.syntax_error)
+            });
             if let Some(error) = error {
                 out.push(UnparsedFile { path, error });
             }
@@ -560,10 +551,11 @@ impl Index {
         let (unparsed, unparsed_total) = self.unparsed_files()?;
         let file_ranks = self.file_ranks()?;
         let sym_ranks = self.symbol_ranks()?;
-        let symbols_total: usize = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get::<_, i64>(0))
-            .map_err(db_err(&self.db_path))? as usize;
+        // As counted when the content last changed: counting scans the whole table.
+        let symbols_total = match store::counts(&self.conn).map_err(db_err(&self.db_path))? {
+            Some(counts) => counts.symbols,
+            None => self.stats()?.symbols,
+        };
         let root = self.root.display().to_string();
 
         // With a trace: calls per symbol and per file, errors, and the files that ran.

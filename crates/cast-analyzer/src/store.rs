@@ -98,6 +98,39 @@ const _: () = assert!(
     FLAG_SKIPPED == 4,
     "PARSED_FILES and SKIPPED_FILES spell FLAG_SKIPPED"
 );
+/// `WHERE` condition selecting the parsed files that have syntax errors.
+const UNPARSED_FILES: &str = "flags & 1 != 0 AND flags & 4 = 0";
+const _: () = assert!(
+    FLAG_SYNTAX_ERRORS == 1,
+    "UNPARSED_FILES spells FLAG_SYNTAX_ERRORS"
+);
+
+/// A parsed file's first syntax error as `files.error` holds it (`LINE:MESSAGE`); for a
+/// skipped file that column holds why it was skipped.
+pub(crate) fn encode_syntax_error(error: &cast_parser::SyntaxError) -> String {
+    format!("{}:{}", error.line, error.message)
+}
+
+/// The parsed files with syntax errors, by path, each with its first error as stored when it
+/// was parsed (`None` from an index written before errors were stored).
+pub(crate) fn unparsed_files(
+    conn: &Connection,
+) -> rusqlite::Result<Vec<(String, Option<cast_parser::SyntaxError>)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT path, error FROM files WHERE {UNPARSED_FILES} ORDER BY path"
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        let error = r.get::<_, Option<String>>(1)?.and_then(|text| {
+            let (line, message) = text.split_once(':')?;
+            Some(cast_parser::SyntaxError {
+                line: line.parse().ok()?,
+                message: message.to_owned(),
+            })
+        });
+        Ok((r.get(0)?, error))
+    })?;
+    rows.collect()
+}
 
 /// Where the index of `root` lives by default.
 pub fn default_db_path(root: &Path) -> PathBuf {

@@ -691,3 +691,39 @@ fn a_query_on_the_current_index_runs_again_only_after_a_change() {
     .unwrap();
     assert_eq!((stale, runs), (1, 1));
 }
+
+#[test]
+fn the_map_names_files_that_do_not_parse_from_the_index_without_parsing_them_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.py");
+    std::fs::write(&bad, "def f():\n    return 1\n\ndef g(:\n    pass\n").unwrap();
+    std::fs::write(dir.path().join("good.py"), "def h():\n    return 2\n").unwrap();
+    let map = Index::open(dir.path())
+        .unwrap()
+        .map(&MapOptions::default())
+        .unwrap();
+    assert_eq!(map.unparsed_total, 1);
+    assert_eq!(map.unparsed[0].path, "bad.py");
+    assert_eq!(map.unparsed[0].error.line, 4);
+    assert!(!map.unparsed[0].error.message.is_empty());
+
+    // The file is fixed on disk but the index is used as it is: the map reports what the
+    // index holds (the error stored when the file was parsed), not a parse of today's file.
+    std::fs::write(&bad, "def f():\n    return 1\n").unwrap();
+    let as_is = IndexOptions {
+        refresh: Refresh::IfMissing,
+        ..IndexOptions::default()
+    };
+    let map = Index::open_with(dir.path(), &as_is, &mut |_| {})
+        .unwrap()
+        .map(&MapOptions::default())
+        .unwrap();
+    assert_eq!(map.unparsed.len(), 1);
+    assert_eq!(map.unparsed[0].error.line, 4);
+    // Refreshed: nothing left to report.
+    let map = Index::open(dir.path())
+        .unwrap()
+        .map(&MapOptions::default())
+        .unwrap();
+    assert_eq!((map.unparsed.len(), map.unparsed_total), (0, 0));
+}
