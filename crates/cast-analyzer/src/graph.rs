@@ -117,7 +117,7 @@ impl Index {
         let names = self.symbol_names()?;
         let mut ranked: Vec<RankedSymbol> = self
             .symbol_ranks()?
-            .into_iter()
+            .iter()
             .filter_map(|(id, rank)| {
                 names.get(&id).map(|(path, q, kind, line)| RankedSymbol {
                     path: path.clone(),

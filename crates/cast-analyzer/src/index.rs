@@ -1202,6 +1202,48 @@ pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
     decode_sorted_ranks(data).into_iter().collect()
 }
 
+/// Stored symbol ranks in ascending id order, looked up by binary search: a map or `show` looks
+/// up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
+pub(crate) struct SortedRanks(Vec<(i64, f64)>);
+
+impl SortedRanks {
+    pub(crate) fn decode(data: &[u8]) -> SortedRanks {
+        SortedRanks(decode_sorted_ranks(data))
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Option<f64> {
+        self.0
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+
+    /// Every (id, rank), in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// Every id, best rank first (ties by id). Only the head is sorted up front: a map reads
+    /// a few hundred ids, and the rest is sorted only if a reader gets that far.
+    pub(crate) fn best_first(&self) -> impl Iterator<Item = i64> {
+        const HEAD: usize = 4096;
+        let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let mut head = self.0.clone();
+        let mut rest = if head.len() > HEAD {
+            head.select_nth_unstable_by(HEAD, better);
+            head.split_off(HEAD)
+        } else {
+            Vec::new()
+        };
+        head.sort_unstable_by(better);
+        let rest = std::iter::once(()).flat_map(move |()| {
+            rest.sort_unstable_by(better);
+            std::mem::take(&mut rest).into_iter()
+        });
+        head.into_iter().chain(rest).map(|(id, _)| id)
+    }
+}
+
 /// Ranks as stored, in ascending id order (as [`encode_ranks`] writes them): a search looks up
 /// a few hundred ids by binary search, which is cheaper than hashing all of them (300 k on a
 /// large tree).
@@ -1380,4 +1422,29 @@ pub(crate) fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, 
         .zip(ranks)
         .map(|(f, r)| (f.id, r))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_best_first_are_a_full_sort_past_the_sorted_head() {
+        // More ids than the sorted head, with ties (broken by id) on both sides of its edge.
+        let ranks: Vec<(i64, f64)> = (1..=10_000i64)
+            .map(|id| (id, f64::from(((id * 7919) % 1000) as u32)))
+            .collect();
+        let blob = encode_ranks(ranks.clone());
+        let sorted = SortedRanks::decode(&blob);
+        let mut expected = ranks;
+        // Stored as f32, so compare in that precision.
+        for r in &mut expected {
+            r.1 = f64::from(r.1 as f32);
+        }
+        expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let got: Vec<i64> = sorted.best_first().collect();
+        assert_eq!(got, expected.iter().map(|(id, _)| *id).collect::<Vec<_>>());
+        assert_eq!(sorted.get(42), Some(f64::from(((42 * 7919) % 1000) as f32)));
+        assert_eq!(sorted.get(10_001), None);
+    }
 }

@@ -434,7 +434,7 @@ impl Index {
         cache: &mut HashMap<i64, HashMap<i64, Vec<i64>>>,
         file_id: i64,
         sym: i64,
-        ranks: &rustc_hash::FxHashMap<i64, f64>,
+        ranks: &crate::index::SortedRanks,
     ) -> Result<Vec<String>> {
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob: Option<Vec<u8>> = self
@@ -460,8 +460,8 @@ impl Index {
             .cloned()
             .unwrap_or_default();
         dsts.sort_by(|a, b| {
-            let ra = ranks.get(a).copied().unwrap_or(0.0);
-            let rb = ranks.get(b).copied().unwrap_or(0.0);
+            let ra = ranks.get(*a).unwrap_or(0.0);
+            let rb = ranks.get(*b).unwrap_or(0.0);
             rb.total_cmp(&ra).then(a.cmp(b))
         });
         let mut out = Vec::new();
@@ -619,8 +619,6 @@ impl Index {
         let allowed = |fid: i64| !traced || file_calls.contains_key(&fid);
 
         // Candidate symbols: those that ran first (by calls), then by rank.
-        let mut order: Vec<(i64, f64)> = sym_ranks.iter().map(|(k, v)| (*k, *v)).collect();
-        order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut ran: Vec<(i64, u32)> = calls.iter().map(|(k, v)| (*k, *v)).collect();
         ran.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let error_syms: Vec<i64> = errors.iter().filter_map(|(_, s, _)| *s).collect();
@@ -642,7 +640,7 @@ impl Index {
                 let mut in_file: Vec<(i64, f64)> = self
                     .symbols_of_file(*f)?
                     .into_iter()
-                    .map(|id| (id, sym_ranks.get(&id).copied().unwrap_or(0.0)))
+                    .map(|id| (id, sym_ranks.get(id).unwrap_or(0.0)))
                     .collect();
                 in_file.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 first.extend(in_file.into_iter().take(3).map(|(id, _)| id));
@@ -705,7 +703,7 @@ impl Index {
         let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
         let budget = options.budget;
         let mut misses = 0;
-        let candidates = first.iter().copied().chain(order.iter().map(|(id, _)| *id));
+        let candidates = first.iter().copied().chain(sym_ranks.best_first());
         for id in candidates {
             if shown_syms.contains(&id) || misses > 200 {
                 continue;
@@ -772,7 +770,7 @@ impl Index {
                     signature: s.signature.clone(),
                     line: s.line,
                     end_line: s.end_line,
-                    rank: sym_ranks.get(&s.id).copied().unwrap_or(0.0),
+                    rank: sym_ranks.get(s.id).unwrap_or(0.0),
                     depth,
                     calls: traced.then(|| calls.get(&s.id).copied()).flatten(),
                     errors: errors

@@ -266,7 +266,7 @@ impl Index {
             let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
             if exact_full || exact_qual || suffix {
-                let rank = ranks.get(&row.id).copied().unwrap_or(0.0);
+                let rank = ranks.get(row.id).unwrap_or(0.0);
                 found.push((
                     (
                         exact_full,
@@ -287,11 +287,12 @@ impl Index {
         Ok(found.into_iter().map(|(_, _, r)| r).collect())
     }
 
-    pub(crate) fn symbol_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
-        Ok(crate::store::get_meta(&self.conn, "symbol_ranks")
-            .map_err(db_err(&self.db_path))?
-            .map(|b| crate::index::decode_ranks(&b))
-            .unwrap_or_default())
+    pub(crate) fn symbol_ranks(&self) -> Result<crate::index::SortedRanks> {
+        Ok(crate::index::SortedRanks::decode(
+            &crate::store::get_meta(&self.conn, "symbol_ranks")
+                .map_err(db_err(&self.db_path))?
+                .unwrap_or_default(),
+        ))
     }
 
     pub(crate) fn file_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
