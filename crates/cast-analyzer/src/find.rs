@@ -31,7 +31,8 @@
 //!    a similar change touched is likely to be touched again.
 //! 7. **Priors.** The file's PageRank (log scale, 0 to 1); tests ×[`TEST_FACTOR`], stubs
 //!    (`.pyi`, `.d.ts`) ×[`STUB_FACTOR`], examples, docs and packaging scripts
-//!    ×[`EXAMPLE_FACTOR`]; when the query speaks of them, stubs ×1 and tests, examples and docs
+//!    ×[`EXAMPLE_FACTOR`], installed third-party code ×[`INSTALLED_FACTOR`] unless the query
+//!    names its package; when the query speaks of them, stubs ×1 and tests, examples and docs
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
 //!    `XTest.java`, `tests/`).
@@ -98,6 +99,11 @@ pub const TEST_FACTOR: f64 = 0.3;
 pub const ASKED_FACTOR: f64 = 0.8;
 pub const STUB_FACTOR: f64 = 0.6;
 pub const EXAMPLE_FACTOR: f64 = 0.6;
+/// Installed third-party code (under `site-packages/`, `dist-packages/`, `node_modules/`) when
+/// the query names neither the package nor dependencies: like examples and stubs, code that is
+/// not the project's own. The walk already leaves virtualenvs out; this is for a tree that
+/// holds an installation anyway (a Python prefix, a vendored environment).
+pub const INSTALLED_FACTOR: f64 = 0.6;
 /// Rows read from each full-text table per query.
 const TEXT_LIMIT: usize = 400;
 /// Files that seed the personalised PageRank.
@@ -265,6 +271,35 @@ fn is_stub(path: &str) -> bool {
         || path.ends_with(".d.ts")
         || path.ends_with(".d.mts")
         || path.ends_with(".d.cts")
+}
+
+/// The package a path of installed third-party code belongs to: the folder (or module) right
+/// below `site-packages/`, `dist-packages/` or `node_modules/`.
+pub(crate) fn installed_package(path: &str) -> Option<&str> {
+    let mut parts = path.split('/');
+    while let Some(part) = parts.next() {
+        if matches!(part, "site-packages" | "dist-packages" | "node_modules") {
+            let package = parts.next()?;
+            // The last part is a file: a module of its own (`six.py`) or no package at all.
+            return match parts.next() {
+                Some(_) => Some(package),
+                None => package.split('.').next().filter(|m| !m.is_empty()),
+            };
+        }
+    }
+    None
+}
+
+/// Whether every word of a package's name is among the query's words (`_pytest` is named by
+/// "pytest", `google_auth` by "google auth").
+fn names_package(query_words: &[String], package: &str) -> bool {
+    let mut all = true;
+    let mut any = false;
+    crate::text::for_each_word(package, |w| {
+        any = true;
+        all &= query_words.iter().any(|q| q == w);
+    });
+    any && all
 }
 
 /// Examples, documentation and benchmark folders, and packaging scripts: code about the code.
@@ -526,8 +561,26 @@ impl Index {
                 "sphinx",
             ],
         );
+        let mut query_words: Vec<String> = Vec::new();
+        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
+        let installed_ok = about(
+            query,
+            &[
+                "dependency",
+                "dependencies",
+                "installed",
+                "vendored",
+                "thirdparty",
+            ],
+        );
         let factor = move |path: &str| -> f64 {
             let mut f = 1.0;
+            if !installed_ok
+                && let Some(package) = installed_package(path)
+                && !names_package(&query_words, package)
+            {
+                f *= INSTALLED_FACTOR;
+            }
             if is_example(path) {
                 f *= if examples_ok {
                     ASKED_FACTOR
@@ -1093,6 +1146,41 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn installed_code_is_recognised_by_its_folder_and_named_by_its_package() {
+        assert_eq!(
+            installed_package("lib/python3.11/site-packages/werkzeug/security.py"),
+            Some("werkzeug")
+        );
+        assert_eq!(installed_package("site-packages/six.py"), Some("six"));
+        assert_eq!(
+            installed_package("web/node_modules/left-pad/index.js"),
+            Some("left-pad")
+        );
+        assert_eq!(
+            installed_package("dist-packages/_pytest/main.py"),
+            Some("_pytest")
+        );
+        assert_eq!(installed_package("src/site/packages.py"), None);
+        assert_eq!(installed_package("site-packages"), None);
+        let words = |q: &str| {
+            let mut w = Vec::new();
+            crate::text::for_each_word(q, |x| w.push(x.to_owned()));
+            w
+        };
+        assert!(names_package(
+            &words("hash a password with werkzeug"),
+            "werkzeug"
+        ));
+        assert!(names_package(&words("a pytest fixture"), "_pytest"));
+        assert!(names_package(
+            &words("refresh Google auth tokens"),
+            "google_auth"
+        ));
+        assert!(!names_package(&words("refresh auth tokens"), "google_auth"));
+        assert!(!names_package(&words("hash a password"), "werkzeug"));
+    }
 
     fn names(q: &str) -> Vec<String> {
         query_identifiers(q)

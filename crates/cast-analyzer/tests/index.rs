@@ -727,3 +727,34 @@ fn the_map_names_files_that_do_not_parse_from_the_index_without_parsing_them_aga
         .unwrap();
     assert_eq!((map.unparsed.len(), map.unparsed_total), (0, 0));
 }
+
+#[test]
+fn installed_third_party_code_ranks_below_the_projects_own_unless_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let body =
+        "def hash_password(secret):\n    '''Hash a password with a salt.'''\n    return secret\n";
+    // The installed copy sorts first by path: only the demotion puts the project's own first.
+    let mine = dir.path().join("src/security.py");
+    let theirs = dir
+        .path()
+        .join("env/lib/site-packages/vaultlib/security.py");
+    for p in [&mine, &theirs] {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    let index = Index::open(dir.path()).unwrap();
+    let found = index.find("hash a password", 2).unwrap();
+    assert_eq!(found.symbols[0].path, "src/security.py");
+    assert_eq!(found.symbols[1].scores.factor, 0.6);
+    let found = index
+        .find_with("hash a password", 2, FindMode::Files)
+        .unwrap();
+    assert_eq!(found.files[0].path, "src/security.py");
+    // Named by its package, the installed copy is not demoted.
+    let found = index.find("hash a password with vaultlib", 2).unwrap();
+    assert!(
+        found.symbols.iter().all(|h| h.scores.factor == 1.0),
+        "{}",
+        found.render()
+    );
+}
