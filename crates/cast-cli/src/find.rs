@@ -43,9 +43,10 @@ pub struct Args {
     /// The database file (default: ROOT/.cast/index.sqlite).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
-    /// Use the index as it is, without first checking the files for changes: faster on a large
-    /// tree (the check walks and stats every file), but edits since the last refresh are not
-    /// seen. An index is still built when there is none.
+    /// Use the index as it is, without checking the files for changes: the check walks and
+    /// stats every file beside the query, which on a large tree costs CPU and some time, but
+    /// edits since the last refresh are then not seen. An index is still built when there is
+    /// none.
     #[arg(long)]
     no_refresh: bool,
     /// One JSON object per hit, with each score.
