@@ -1111,7 +1111,14 @@ impl Index {
                 * s.factor;
             cands.push((id, s, path));
         }
-        cands.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.0.cmp(&b.0)));
+        // Ties by path, then id (document order within a file): ids across files follow the
+        // order files were parsed in, which differs from one build to the next.
+        cands.sort_by(|a, b| {
+            b.1.total
+                .total_cmp(&a.1.total)
+                .then(a.2.cmp(&b.2))
+                .then(a.0.cmp(&b.0))
+        });
         Ok(cands)
     }
 

@@ -758,3 +758,23 @@ fn installed_third_party_code_ranks_below_the_projects_own_unless_named() {
         found.render()
     );
 }
+
+#[test]
+fn symbols_that_tie_are_listed_by_path_whatever_order_they_were_indexed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let body =
+        "def parse_wheel_filename(name):\n    '''Parse a wheel filename.'''\n    return name\n";
+    std::fs::create_dir_all(dir.path().join("zeta")).unwrap();
+    std::fs::write(dir.path().join("zeta/utils.py"), body).unwrap();
+    drop(Index::open(dir.path()).unwrap());
+    // Indexed later, so its symbol has the larger id; it still comes first by path.
+    std::fs::create_dir_all(dir.path().join("alpha")).unwrap();
+    std::fs::write(dir.path().join("alpha/utils.py"), body).unwrap();
+    let found = Index::open(dir.path())
+        .unwrap()
+        .find("parse a wheel filename", 2)
+        .unwrap();
+    let paths: Vec<&str> = found.symbols.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["alpha/utils.py", "zeta/utils.py"]);
+    assert_eq!(found.symbols[0].scores.total, found.symbols[1].scores.total);
+}
