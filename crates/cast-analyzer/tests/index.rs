@@ -38,6 +38,18 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Moves a file's mtime 5 s on without changing its content.
+fn touch(path: &Path) {
+    let t =
+        std::fs::metadata(path).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
 fn edges(index: &Index) -> Vec<(String, String, String)> {
     let mut out: Vec<(String, String, String)> = index
         .edges()
@@ -441,13 +453,7 @@ fn the_full_text_index_follows_edits_touches_and_deletes() {
     drop(index);
 
     // Touched (same content, new mtime): still found, not re-read.
-    let t = std::fs::metadata(&a).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(&a)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
+    touch(&a);
     let index = Index::open(dir.path()).unwrap();
     assert_eq!(index.report().unwrap().touched, 1);
     assert_eq!(file_paths(&index, "zebra"), vec!["a.py"]);
@@ -661,13 +667,7 @@ fn a_query_on_the_current_index_runs_again_only_after_a_change() {
     assert_eq!(runs, 1);
 
     // Touched (a new mtime, the same content): refreshed once, then current again.
-    let t = std::fs::metadata(&a).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(&a)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
+    touch(&a);
     for expected_runs in [2, 1] {
         let mut runs = 0;
         assert_eq!(
