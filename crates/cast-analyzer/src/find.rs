@@ -36,7 +36,6 @@
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
 //!    `XTest.java`, `tests/`).
-//!
 //! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
 //!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
 //!    a prior, like the rank, added to files that other evidence found.
@@ -385,10 +384,8 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
 }
 
 /// Whether the query asks about tests or stubs (then they are not demoted).
-fn about(query: &str, words: &[&str]) -> bool {
-    let mut hit = false;
-    crate::text::for_each_word(query, |w| hit |= words.contains(&w));
-    hit
+fn about(query_words: &[String], words: &[&str]) -> bool {
+    query_words.iter().any(|w| words.contains(&w.as_str()))
 }
 
 /// The query's terms: unique, and for a long query the rarest [`MAX_TERMS`] that occur.
@@ -448,29 +445,24 @@ struct FileRow {
     lines: u32,
 }
 
-/// Ranks stored as a sorted list (decoding is cheaper than building a map).
+/// Stored ranks on a log scale, 0 to 1.
 struct Ranks {
-    sorted: Vec<(i64, f64)>,
+    sorted: crate::index::SortedRanks,
     max: f64,
     n: f64,
 }
 
 impl Ranks {
     fn new(blob: Option<Vec<u8>>) -> Ranks {
-        let sorted = blob
-            .map(|b| crate::index::decode_sorted_ranks(&b))
-            .unwrap_or_default();
-        let max = sorted.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+        let sorted = crate::index::SortedRanks::decode(&blob.unwrap_or_default());
+        let max = sorted.iter().map(|(_, r)| r).fold(0.0, f64::max);
         let n = sorted.len().max(1) as f64;
         Ranks { sorted, max, n }
     }
 
     /// The rank on a log scale, 0 to 1.
     fn score(&self, id: i64) -> f64 {
-        let r = self
-            .sorted
-            .binary_search_by_key(&id, |(i, _)| *i)
-            .map_or(0.0, |i| self.sorted[i].1);
+        let r = self.sorted.get(id).unwrap_or(0.0);
         if self.max <= 0.0 {
             return 0.0;
         }
@@ -541,15 +533,17 @@ impl Index {
             return Err(AnalyzerError::EmptyQuery);
         }
         let ev = self.evidence(query, &terms)?;
+        let mut query_words: Vec<String> = Vec::new();
+        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
         let tests_ok = about(
-            query,
+            &query_words,
             &[
                 "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
             ],
         );
-        let stubs_ok = about(query, &["stub", "stubs", "pyi", "typeshed"]);
+        let stubs_ok = about(&query_words, &["stub", "stubs", "pyi", "typeshed"]);
         let examples_ok = about(
-            query,
+            &query_words,
             &[
                 "example",
                 "examples",
@@ -561,10 +555,8 @@ impl Index {
                 "sphinx",
             ],
         );
-        let mut query_words: Vec<String> = Vec::new();
-        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
         let installed_ok = about(
-            query,
+            &query_words,
             &[
                 "dependency",
                 "dependencies",

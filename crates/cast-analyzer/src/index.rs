@@ -1202,8 +1202,8 @@ pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
     decode_sorted_ranks(data).into_iter().collect()
 }
 
-/// Stored symbol ranks in ascending id order, looked up by binary search: a map or `show` looks
-/// up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
+/// Stored ranks in ascending id order, looked up by binary search: a search, a map or `show`
+/// looks up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
 pub(crate) struct SortedRanks(Vec<(i64, f64)>);
 
 impl SortedRanks {
@@ -1221,6 +1221,10 @@ impl SortedRanks {
     /// Every (id, rank), in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
         self.0.iter().copied()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 
     /// Every id, best rank first (ties by id). Only the head is sorted up front: a map reads

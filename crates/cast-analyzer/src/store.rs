@@ -399,7 +399,11 @@ pub(crate) fn set_history(
         conn.prepare_cached("INSERT INTO commit_terms(rowid, message) VALUES (?1, ?2)")?;
     for (id, c) in commits.iter().enumerate() {
         let id = id as i64 + 1;
-        row.execute(params![id, c.subject(), c.files.join("\n")])?;
+        row.execute(params![
+            id,
+            c.subject(),
+            c.files.join(COMMIT_FILES_SEPARATOR)
+        ])?;
         text.execute(params![id, crate::text::terms_string(&c.message)])?;
     }
     set_meta(conn, "history_head", head.as_bytes())
@@ -412,14 +416,19 @@ pub(crate) fn recent_commit_files(
 ) -> rusqlite::Result<Vec<Vec<String>>> {
     let mut stmt = conn.prepare_cached("SELECT files FROM commits ORDER BY id LIMIT ?1")?;
     let rows = stmt.query_map([limit as i64], |r| r.get::<_, String>(0))?;
-    rows.map(|files| {
-        Ok(files?
-            .split('\n')
-            .filter(|f| !f.is_empty())
-            .map(str::to_owned)
-            .collect())
-    })
-    .collect()
+    rows.map(|files| Ok(commit_files(&files?))).collect()
+}
+
+/// How `commits.files` joins a commit's paths.
+const COMMIT_FILES_SEPARATOR: &str = "\n";
+
+/// The paths a `commits.files` value holds.
+fn commit_files(stored: &str) -> Vec<String> {
+    stored
+        .split(COMMIT_FILES_SEPARATOR)
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The commit the stored history was read at, if any was.
@@ -457,7 +466,7 @@ pub(crate) fn match_commits(
             out.push(CommitMatch {
                 score,
                 subject,
-                files: files.split('\n').map(str::to_owned).collect(),
+                files: commit_files(&files),
             });
         }
     }

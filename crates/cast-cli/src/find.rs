@@ -40,15 +40,8 @@ pub struct Args {
     /// Rank files instead of symbols.
     #[arg(long)]
     files: bool,
-    /// The database file (default: ROOT/.cast/index.sqlite).
-    #[arg(long, value_name = "FILE")]
-    db: Option<PathBuf>,
-    /// Use the index as it is, without checking the files for changes: the check walks and
-    /// stats every file beside the query, which on a large tree costs CPU and some time, but
-    /// edits since the last refresh are then not seen. An index is still built when there is
-    /// none.
-    #[arg(long)]
-    no_refresh: bool,
+    #[command(flatten)]
+    index: crate::index::IndexArgs,
     /// One JSON object per hit, with each score.
     #[arg(long)]
     json: bool,
@@ -60,7 +53,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     } else {
         FindMode::Symbols
     };
-    let found = crate::index::query(&args.root, args.db, args.no_refresh, |index| {
+    let found = crate::index::query(&args.root, args.index, |index| {
         Ok(index.find_with(&args.query, args.top.max(1), mode)?)
     })?;
     if args.json {

@@ -70,18 +70,31 @@ pub fn progress_bar() -> impl FnMut(Progress) {
     }
 }
 
+/// The index flags of the commands that answer from it (map, show, find).
+#[derive(Debug, Clone, clap::Args)]
+pub struct IndexArgs {
+    /// The database file (default: .cast/index.sqlite in the indexed folder).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// Use the index as it is, without checking the files for changes: the check walks and
+    /// stats every file beside the query, which on a large tree costs CPU and some time, but
+    /// edits since the last refresh are then not seen. An index is still built when there is
+    /// none.
+    #[arg(long)]
+    pub no_refresh: bool,
+}
+
 /// Answers `query` from the index of `root` (built when there is none), with a progress bar at
-/// a terminal. The answer is current with the files on disk unless `no_refresh`, which uses an
-/// existing index as it is; see [`Index::query_current`].
+/// a terminal. The answer is current with the files on disk unless `--no-refresh`, which uses
+/// an existing index as it is; see [`Index::query_current`].
 pub fn query<T>(
     root: &Path,
-    db: Option<PathBuf>,
-    no_refresh: bool,
-    query: impl FnMut(&Index) -> anyhow::Result<T>,
+    args: IndexArgs,
+    mut query: impl FnMut(&Index) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
     let options = IndexOptions {
-        db_path: db,
-        refresh: if no_refresh {
+        db_path: args.db,
+        refresh: if args.no_refresh {
             Refresh::IfMissing
         } else {
             Refresh::Always
@@ -89,7 +102,12 @@ pub fn query<T>(
         ..IndexOptions::default()
     };
     let mut progress = progress_bar();
-    Index::query_current(root, &options, &mut progress, query)
+    // The query's own errors pass through as they are; a failure to open or refresh the index
+    // says so.
+    Index::query_current(root, &options, &mut progress, |index| {
+        Ok::<_, cast_analyzer::AnalyzerError>(query(index))
+    })
+    .with_context(|| format!("cannot index {}", root.display()))?
 }
 
 /// The one-line summary of a build or refresh.

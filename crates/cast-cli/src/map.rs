@@ -41,15 +41,8 @@ pub struct Args {
     /// ranks them), then the rest by PageRank.
     #[arg(long, value_name = "TASK")]
     focus: Option<String>,
-    /// The database file (default: PATH/.cast/index.sqlite).
-    #[arg(long, value_name = "FILE")]
-    db: Option<PathBuf>,
-    /// Use the index as it is, without checking the files for changes: the check walks and
-    /// stats every file beside the query, which on a large tree costs CPU and some time, but
-    /// edits since the last refresh are then not seen. An index is still built when there is
-    /// none.
-    #[arg(long)]
-    no_refresh: bool,
+    #[command(flatten)]
+    index: crate::index::IndexArgs,
     /// One JSON object per file, then a summary.
     #[arg(long)]
     json: bool,
@@ -84,9 +77,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         trace,
         focus: args.focus,
     };
-    let map = crate::index::query(&args.path, args.db, args.no_refresh, |index| {
-        Ok(index.map(&options)?)
-    })?;
+    let map = crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?))?;
     if args.json {
         for f in &map.files {
             out.json(f)?;

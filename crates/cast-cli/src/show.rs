@@ -27,15 +27,8 @@ pub struct Args {
     /// The root of the code base.
     #[arg(long, value_name = "PATH", default_value = ".")]
     root: PathBuf,
-    /// The database file (default: ROOT/.cast/index.sqlite).
-    #[arg(long, value_name = "FILE")]
-    db: Option<PathBuf>,
-    /// Use the index as it is, without checking the files for changes: the check walks and
-    /// stats every file beside the query, which on a large tree costs CPU and some time, but
-    /// edits since the last refresh are then not seen. An index is still built when there is
-    /// none.
-    #[arg(long)]
-    no_refresh: bool,
+    #[command(flatten)]
+    index: crate::index::IndexArgs,
     /// One JSON object.
     #[arg(long)]
     json: bool,
@@ -43,9 +36,7 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     // The symbol's absence is an answer, not a failure of the query.
-    let shown = crate::index::query(&args.root, args.db, args.no_refresh, |index| {
-        Ok(index.show(&args.target))
-    })?;
+    let shown = crate::index::query(&args.root, args.index, |index| Ok(index.show(&args.target)))?;
     match shown {
         Ok(shown) => {
             if args.json {

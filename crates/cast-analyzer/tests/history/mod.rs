@@ -152,7 +152,7 @@ fn a_repository_without_commits_or_no_repository_has_no_history() {
 /// Whether no folder above `dir` is a git repository (a temporary folder inside one would
 /// see that repository's history).
 fn outside_any_repository(dir: &Path) -> bool {
-    dir.ancestors().all(|d| !d.join(".git").exists())
+    !cast_workspace::in_git_repository(dir)
 }
 
 #[test]
