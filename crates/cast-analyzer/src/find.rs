@@ -703,6 +703,15 @@ impl Index {
                         None => found.iter().collect(),
                     };
                     let k = fitting.len() as f64;
+                    let mut defining: Vec<i64> = fitting.iter().map(|(_, f, _)| *f).collect();
+                    defining.sort_unstable();
+                    defining.dedup();
+                    // A file's credit is its share of the files defining the name, however
+                    // many times it defines it (a stub's overloads are one answer, not four).
+                    let per_file = 1.0 / defining.len() as f64;
+                    for f in defining {
+                        *file_ident.entry(f).or_default() += per_file;
+                    }
                     for (id, file, _) in fitting {
                         let e = symbol_ident.entry(*id).or_insert((*file, 0.0));
                         e.1 += 1.0 / k;
@@ -725,10 +734,6 @@ impl Index {
                     }
                 }
             }
-        }
-        // Each file gets the credit of the identifiers it defines, once per identifier.
-        for (file, credit) in symbol_ident.values() {
-            *file_ident.entry(*file).or_default() += credit;
         }
         // Second stage: every symbol of the candidate files, with its body.
         let candidates = self

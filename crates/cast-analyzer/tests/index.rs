@@ -534,6 +534,32 @@ fn files_rank_by_identifiers_and_demote_tests_unless_asked() {
 }
 
 #[test]
+fn a_name_defined_in_several_files_credits_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+    // The stub declares `field` three times (overloads); the module defines it once. Both
+    // files define the name the query writes, so both get the same share of it.
+    w(
+        "api.pyi",
+        "from typing import overload\n@overload\ndef field(a: int) -> int: ...\n@overload\ndef field(a: str) -> str: ...\n@overload\ndef field() -> None: ...\n",
+    );
+    w("api.py", "def field(a=None):\n    return a\n");
+    let index = Index::open(dir.path()).unwrap();
+    let found = index
+        .find_with("Add a parameter to `api.field`", 5, FindMode::Files)
+        .unwrap();
+    let ident = |path: &str| {
+        found
+            .files
+            .iter()
+            .find(|h| h.path == path)
+            .map(|h| h.scores.ident)
+    };
+    assert_eq!(ident("api.py"), Some(0.5), "{found:?}");
+    assert_eq!(ident("api.pyi"), Some(0.5), "{found:?}");
+}
+
+#[test]
 fn a_focused_map_shows_the_task_first() {
     let dir = copy_fixture("inventory");
     let index = Index::open(dir.path()).unwrap();
