@@ -34,18 +34,41 @@ pub(crate) const STOPWORDS: &[&str] = &[
 
 /// Whether `word` (lower-case) is one of [`STOPWORDS`].
 pub(crate) fn is_stopword(word: &str) -> bool {
-    // Asked for every word of every file indexed: the words are packed into integers once, so
-    // a probe compares two integers rather than two strings.
-    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    // Asked for every word of every file indexed: the words are packed into integers once and
+    // put in an open-addressed table, so a probe is a multiply and (nearly always) one load.
+    static TABLE: std::sync::OnceLock<[u64; STOPWORD_SLOTS]> = std::sync::OnceLock::new();
     if word.len() > STOPWORD_MAX_LEN {
         return false;
     }
-    let packed = PACKED.get_or_init(|| {
-        let mut v: Vec<u64> = STOPWORDS.iter().map(|w| pack(w)).collect();
-        v.sort_unstable();
-        v
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u64; STOPWORD_SLOTS];
+        for w in STOPWORDS {
+            let key = pack(w);
+            let mut i = stopword_slot(key);
+            while t[i] != 0 {
+                i = (i + 1) % STOPWORD_SLOTS;
+            }
+            t[i] = key;
+        }
+        t
     });
-    packed.binary_search(&pack(word)).is_ok()
+    let key = pack(word);
+    let mut i = stopword_slot(key);
+    // Every key is non-zero (its length is in the low byte), so 0 marks an empty slot.
+    while table[i] != 0 {
+        if table[i] == key {
+            return true;
+        }
+        i = (i + 1) % STOPWORD_SLOTS;
+    }
+    false
+}
+
+/// Slots of the stopword table: a power of two, about three times the words.
+const STOPWORD_SLOTS: usize = 256;
+
+fn stopword_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % STOPWORD_SLOTS
 }
 
 /// The bytes of a word of at most 7 bytes as one integer, its length in the low byte (so no
@@ -92,8 +115,64 @@ fn stem_into(word: &str, w: &mut String) {
 /// Calls `f` with each lower-cased word of `text`, splitting on non-alphanumerics, camelCase
 /// (`HTTPDate` → `http`, `date`) and letter/digit boundaries.
 pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    // One pass with the previous and next character at hand (no copy of the text).
+    // Every file indexed and every candidate of a query goes through here. Words never span an
+    // ASCII character that is not a letter or digit, so the text is cut at those first; a run of
+    // ASCII letters and digits (nearly all of code) is split by bytes, any other by chars.
+    let bytes = text.as_bytes();
     let mut buf = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii() && !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut ascii = true;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || !bytes[i].is_ascii()) {
+            ascii &= bytes[i].is_ascii();
+            i += 1;
+        }
+        // Both ends are ASCII bytes (or the text's ends), so this is on char boundaries.
+        let run = &text[start..i];
+        if ascii {
+            ascii_words(run.as_bytes(), &mut buf, &mut f);
+        } else {
+            unicode_words(run, &mut buf, &mut f);
+        }
+    }
+}
+
+/// [`for_each_word`] of a run of ASCII letters and digits.
+fn ascii_words(run: &[u8], buf: &mut String, f: &mut impl FnMut(&str)) {
+    let mut from = 0;
+    for i in 1..run.len() {
+        let (p, c) = (run[i - 1], run[i]);
+        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (p.is_ascii_alphabetic() && c.is_ascii_digit())
+            || (p.is_ascii_digit() && c.is_ascii_alphabetic())
+            // the last capital of a run that starts a new word: HTTPDate → HTTP|Date
+            || (p.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && run.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+        if boundary {
+            emit_lowercase(&run[from..i], buf, f);
+            from = i;
+        }
+    }
+    if from < run.len() {
+        emit_lowercase(&run[from..], buf, f);
+    }
+}
+
+fn emit_lowercase(word: &[u8], buf: &mut String, f: &mut impl FnMut(&str)) {
+    buf.clear();
+    buf.extend(word.iter().map(|b| b.to_ascii_lowercase() as char));
+    f(buf);
+}
+
+/// [`for_each_word`] of any text, char by char, with the previous and next char at hand.
+fn unicode_words(text: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    buf.clear();
     let mut chars = text.chars().peekable();
     let mut prev: Option<char> = None;
     while let Some(c) = chars.next() {
@@ -103,7 +182,6 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
                     (p.is_lowercase() && c.is_uppercase())
                         || (p.is_alphabetic() && c.is_numeric())
                         || (p.is_numeric() && c.is_alphabetic())
-                        // the last capital of a run that starts a new word: HTTPDate → HTTP|Date
                         || (p.is_uppercase()
                             && c.is_uppercase()
                             && chars.peek().is_some_and(|n| n.is_lowercase()))
@@ -111,7 +189,7 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
                 _ => false,
             };
             if boundary && !buf.is_empty() {
-                f(&buf);
+                f(buf);
                 buf.clear();
             }
             if c.is_ascii() {
@@ -120,13 +198,14 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
                 buf.extend(c.to_lowercase());
             }
         } else if !buf.is_empty() {
-            f(&buf);
+            f(buf);
             buf.clear();
         }
         prev = Some(c);
     }
     if !buf.is_empty() {
-        f(&buf);
+        f(buf);
+        buf.clear();
     }
 }
 
@@ -135,6 +214,7 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
 fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
     let mut start: Option<usize> = None;
     let bytes = text.as_bytes();
+    let mut joined = String::new();
     let mut emit = |s: &str| {
         let t = s.trim_matches('_');
         let b = t.as_bytes();
@@ -147,11 +227,13 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
                 w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()
             });
         if several && t.len() <= 64 {
-            let joined: String = t
-                .chars()
-                .filter(|c| *c != '_')
-                .flat_map(char::to_lowercase)
-                .collect();
+            // `t` is ASCII letters, digits and `_` only (see the loop below).
+            joined.clear();
+            joined.extend(
+                b.iter()
+                    .filter(|&&c| c != b'_')
+                    .map(|c| c.to_ascii_lowercase() as char),
+            );
             f(&joined);
         }
     };
@@ -343,6 +425,17 @@ mod tests {
         assert!(STOPWORDS.iter().all(|w| w.len() <= STOPWORD_MAX_LEN));
         assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
         assert!(!is_stopword("parse") && !is_stopword("shoulder") && !is_stopword(""));
+        // The table answers as a search of the list does, for every word of real text.
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/find.rs"),
+        )
+        .unwrap();
+        let mut words = 0;
+        for_each_word(&text, |w| {
+            words += 1;
+            assert_eq!(is_stopword(w), STOPWORDS.binary_search(&w).is_ok(), "{w}");
+        });
+        assert!(words > 1000);
     }
 
     /// The straightforward version of [`for_each_word`] (the whole text as a `Vec<char>`).
