@@ -14,6 +14,12 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads back what [`put_varint`] and [`put_str`] wrote.
 pub(crate) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -61,7 +67,7 @@ impl<'a> Reader<'a> {
         Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
-    fn str(&mut self) -> Option<&'a str> {
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
         let len = self.varint()? as usize;
         let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
         self.pos += len;

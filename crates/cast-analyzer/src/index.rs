@@ -7,6 +7,7 @@ use std::time::{Instant, UNIX_EPOCH};
 use cast_parser::{
     DEFAULT_MAX_FILESIZE, ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions,
 };
+use cast_workspace::{WalkWatch, WatchRecorder};
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -157,14 +158,31 @@ struct Listing {
     listed: Vec<Listed>,
     /// Folders the walk could not read.
     warnings: Vec<String>,
+    source: ListingSource,
+}
+
+/// How a [`Listing`] was made.
+enum ListingSource {
+    /// By walking, with the watch of that walk when it could be watched.
+    Walked(Option<WalkWatch>),
+    /// From the paths stored at the last walk, whose watch said nothing changed since.
+    Watched,
 }
 
 fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
-    let (found, walk_errors) = cast_parser::source_files(root, walk, registry);
-    let warnings = walk_errors
+    let recorder = WatchRecorder::new();
+    let (found, walk_errors) =
+        cast_parser::source_files_watched(root, walk, registry, Some(&recorder));
+    let warnings: Vec<String> = walk_errors
         .into_iter()
         .filter_map(|e| e.result.err().map(|err| err.to_string()))
         .collect();
+    // A folder that could not be read may become readable without its mtime changing.
+    let watch = if warnings.is_empty() {
+        recorder.finish(root, walk)
+    } else {
+        None
+    };
     let listed = found
         .into_par_iter()
         .filter_map(|(path, rel)| {
@@ -177,7 +195,110 @@ fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
             })
         })
         .collect();
-    Listing { listed, warnings }
+    Listing {
+        listed,
+        warnings,
+        source: ListingSource::Walked(watch),
+    }
+}
+
+/// The listing of `root`, from the paths of the last walk when its stored watch says no folder
+/// and no ignore file changed since (a `stat` per folder and per file), else by walking.
+fn list_watched(
+    conn: &Connection,
+    root: &Path,
+    walk: &WalkOptions,
+    registry: &Registry,
+) -> Listing {
+    let stored = store::get_meta(conn, WALK_WATCH)
+        .ok()
+        .flatten()
+        .and_then(|b| decode_watch(&b, walk, registry));
+    if let Some((watch, paths)) = stored
+        && watch.unchanged()
+    {
+        let listed: Option<Vec<Listed>> = paths
+            .into_par_iter()
+            .map(|rel| {
+                let path = root.join(&rel);
+                // Gone (its folder's mtime should have said so): walk after all.
+                let meta = std::fs::metadata(&path).ok()?;
+                Some(Listed {
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                    path,
+                    rel,
+                })
+            })
+            .collect();
+        if let Some(listed) = listed {
+            return Listing {
+                listed,
+                warnings: Vec::new(),
+                source: ListingSource::Watched,
+            };
+        }
+    }
+    list(root, walk, registry)
+}
+
+/// The `meta` key of the last walk's [`WalkWatch`], with the walk options and languages it
+/// holds for and the relative paths it listed.
+const WALK_WATCH: &str = "walk_watch";
+
+/// The walk options as stored (`meta` key `walk`) and compared.
+fn walk_text(walk: &WalkOptions) -> String {
+    format!(
+        "{},{},{},{}",
+        u8::from(walk.hidden),
+        u8::from(walk.no_ignore),
+        u8::from(walk.follow_links),
+        walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE)
+    )
+}
+
+fn encode_watch(
+    walk: &WalkOptions,
+    registry: &Registry,
+    watch: &WalkWatch,
+    listed: &[Listed],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    codec::put_str(&mut out, &walk_text(walk));
+    codec::put_str(&mut out, &registry.extensions().join(","));
+    let watch = watch.encode();
+    put_varint(&mut out, watch.len() as u64);
+    out.extend_from_slice(&watch);
+    put_varint(&mut out, listed.len() as u64);
+    for l in listed {
+        codec::put_str(&mut out, &l.rel);
+    }
+    out
+}
+
+/// The stored watch and paths, if they were stored for this walk and these languages (a new
+/// version of CAST that parses more languages lists more files from the same folders).
+fn decode_watch(
+    bytes: &[u8],
+    walk: &WalkOptions,
+    registry: &Registry,
+) -> Option<(WalkWatch, Vec<String>)> {
+    let mut r = Reader::new(bytes);
+    if r.str()? != walk_text(walk) || r.str()? != registry.extensions().join(",") {
+        return None;
+    }
+    let n = r.varint()? as usize;
+    let mut watch_bytes = Vec::with_capacity(n.min(bytes.len()));
+    for _ in 0..n {
+        watch_bytes.push(r.byte()?);
+    }
+    let watch = WalkWatch::decode(&watch_bytes)?;
+    let count = r.varint()? as usize;
+    let mut paths = Vec::with_capacity(count.min(bytes.len()));
+    for _ in 0..count {
+        paths.push(r.str()?.to_owned());
+    }
+    r.at_end().then_some((watch, paths))
 }
 
 impl Listing {
@@ -197,9 +318,8 @@ impl Listing {
 
 /// Whether the index in `db` was last refreshed from this very listing (the same files, each
 /// with the same size and mtime): then a refresh would change nothing.
-fn is_current(db: &Path, listing: &Listing) -> rusqlite::Result<bool> {
-    let conn = store::connect(db)?;
-    let stored = store::get_meta(&conn, LISTING_DIGEST)?;
+fn is_current(conn: &Connection, listing: &Listing) -> rusqlite::Result<bool> {
+    let stored = store::get_meta(conn, LISTING_DIGEST)?;
     Ok(stored.as_deref() == Some(listing.digest().as_slice()))
 }
 
@@ -586,9 +706,21 @@ impl Index {
             let (root, registry, db) = (&index.root, &index.registry, &index.db_path);
             let walk = &walk;
             let check = scope.spawn(move || {
-                let listing = list(root, walk, registry);
-                // A check that fails (the database went away) refreshes, which reports why.
-                let current = is_current(db, &listing).unwrap_or(false);
+                let Ok(conn) = store::connect(db) else {
+                    // The database went away: the refresh reports why.
+                    return (list(root, walk, registry), false);
+                };
+                let listing = list_watched(&conn, root, walk, registry);
+                let current = is_current(&conn, &listing).unwrap_or(false);
+                if current && let ListingSource::Walked(Some(watch)) = &listing.source {
+                    // As indexed, but walked: the stored watch was missing or stale (the last
+                    // walk came too soon after a change to be watched). This walk's is not;
+                    // storing it is best effort and never waits for another writer.
+                    let bytes = encode_watch(walk, registry, watch, &listing.listed);
+                    let _ = conn
+                        .busy_timeout(std::time::Duration::ZERO)
+                        .and_then(|()| store::set_meta(&conn, WALK_WATCH, &bytes));
+                }
                 (listing, current)
             });
             let answer = query(&index);
@@ -730,7 +862,18 @@ impl Index {
         progress(Progress::Walking);
         let listing = listing.unwrap_or_else(|| list(&self.root, walk, &self.registry));
         let digest = listing.digest();
-        let Listing { listed, warnings } = listing;
+        // A new walk replaces the stored watch (or drops it, when it could not be watched); a
+        // listing made from the watch leaves it, since it found the same folders.
+        let watch = match &listing.source {
+            ListingSource::Walked(Some(w)) => {
+                Some(Some(encode_watch(walk, &self.registry, w, &listing.listed)))
+            }
+            ListingSource::Walked(None) => Some(None),
+            ListingSource::Watched => None,
+        };
+        let Listing {
+            listed, warnings, ..
+        } = listing;
         report.warnings.extend(warnings);
 
         // The stat columns of every file come from a covering index (a no-change refresh reads
@@ -984,14 +1127,12 @@ impl Index {
         }
         report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
-        let walk_text = format!(
-            "{},{},{},{}",
-            u8::from(walk.hidden),
-            u8::from(walk.no_ignore),
-            u8::from(walk.follow_links),
-            walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE)
-        );
-        store::set_meta(conn, "walk", walk_text.as_bytes()).map_err(&err)?;
+        store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
+        match watch {
+            Some(Some(bytes)) => store::set_meta(conn, WALK_WATCH, &bytes).map_err(&err)?,
+            Some(None) => store::delete_meta(conn, WALK_WATCH).map_err(&err)?,
+            None => {}
+        }
         // Every listed file now has its listed size and mtime in the index.
         store::set_meta(conn, LISTING_DIGEST, &digest).map_err(&err)?;
         store::set_meta(conn, "complete", b"1").map_err(&err)?;
@@ -1431,6 +1572,44 @@ pub(crate) fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_old_tree_is_listed_from_its_watch_and_a_changed_one_is_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/a.py"), "A = 1\n").unwrap();
+        let mut index = Index::open(root).unwrap();
+        // Opening made `.cast/` in the root just now: the walk that built the index came too
+        // soon after that change to be watched. Once everything is old, a refresh stores one.
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for p in ["pkg/a.py", "pkg", ""] {
+            std::fs::File::open(root.join(p))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        let walk = WalkOptions::default();
+        index.refresh(&walk, &mut |_| {}).unwrap();
+        let listing = list_watched(&index.conn, root, &walk, &index.registry);
+        assert!(matches!(listing.source, ListingSource::Watched));
+        assert_eq!(listing.listed.len(), 1);
+        assert!(is_current(&index.conn, &listing).unwrap());
+        // Other walk options: the watch does not hold for them.
+        let hidden = WalkOptions {
+            hidden: true,
+            ..WalkOptions::default()
+        };
+        let listing = list_watched(&index.conn, root, &hidden, &index.registry);
+        assert!(matches!(listing.source, ListingSource::Walked(_)));
+        // A new file: its folder changed, so the tree is walked (and, just changed, not
+        // watched).
+        std::fs::write(root.join("pkg/b.py"), "B = 1\n").unwrap();
+        let listing = list_watched(&index.conn, root, &walk, &index.registry);
+        assert!(matches!(listing.source, ListingSource::Walked(None)));
+        assert_eq!(listing.listed.len(), 2);
+        assert!(!is_current(&index.conn, &listing).unwrap());
+    }
 
     #[test]
     fn ranks_best_first_are_a_full_sort_past_the_sorted_head() {

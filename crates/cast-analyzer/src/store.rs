@@ -282,6 +282,11 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &[u8]) -> rusqlite::
     Ok(())
 }
 
+pub(crate) fn delete_meta(conn: &Connection, key: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM meta WHERE key = ?1", [key])?;
+    Ok(())
+}
+
 pub(crate) fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Vec<u8>>> {
     conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
         r.get::<_, Vec<u8>>(0)

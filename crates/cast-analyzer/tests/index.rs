@@ -655,6 +655,75 @@ fn current_files(root: &Path, query: &str, runs: &mut usize) -> Vec<String> {
     .unwrap()
 }
 
+/// Sets the mtime of `dir`, of everything under it (but `.cast/`) an hour back, so that the next
+/// walk is not too close to a change to be watched.
+fn age_tree(dir: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == ".cast") {
+            continue;
+        }
+        if path.is_dir() {
+            age_tree(&path);
+        } else {
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+    std::fs::File::open(dir).unwrap().set_modified(old).unwrap();
+}
+
+#[test]
+fn a_watched_tree_sees_edits_new_files_in_subfolders_and_ignore_files_changing() {
+    // Before each change the tree is made old and queried once, so a watch of it is stored
+    // and the query after the change checks folders and files instead of walking: each change
+    // must still be seen.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'zebra'\n").unwrap();
+    std::fs::write(root.join("pkg/sub/b.py"), "def other():\n    return 1\n").unwrap();
+    std::fs::write(root.join("pkg/.ignore"), "nothing.py\n").unwrap();
+    let settle = |query: &str| {
+        age_tree(root);
+        let mut runs = 0;
+        let before = current_files(root, query, &mut runs);
+        let mut runs = 0;
+        assert_eq!(current_files(root, query, &mut runs), before);
+        assert_eq!(runs, 1, "nothing changed");
+        before
+    };
+    let after = |query: &str| {
+        let mut runs = 0;
+        let found = current_files(root, query, &mut runs);
+        assert_eq!(runs, 2, "a change is seen: {query}");
+        found
+    };
+
+    assert_eq!(settle("zebra"), ["pkg/a.py"]);
+    // A file edited in place (its folder keeps its mtime).
+    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'giraffe'\n").unwrap();
+    assert!(after("zebra").is_empty());
+    // A file added two folders down.
+    assert!(settle("okapi").is_empty());
+    std::fs::write(root.join("pkg/sub/c.py"), "OKAPI = 1\n").unwrap();
+    assert_eq!(after("okapi"), ["pkg/sub/c.py"]);
+    // An ignore file edited in place: the folder it rules is dropped, then brought back.
+    assert_eq!(settle("okapi"), ["pkg/sub/c.py"]);
+    std::fs::write(root.join("pkg/.ignore"), "sub/\n").unwrap();
+    assert!(after("okapi").is_empty());
+    assert!(settle("okapi").is_empty());
+    std::fs::write(root.join("pkg/.ignore"), "\n").unwrap();
+    assert_eq!(after("okapi"), ["pkg/sub/c.py"]);
+    // A file deleted.
+    assert_eq!(settle("okapi"), ["pkg/sub/c.py"]);
+    std::fs::remove_file(root.join("pkg/sub/c.py")).unwrap();
+    assert!(after("okapi").is_empty());
+}
+
 #[test]
 fn a_query_on_the_current_index_runs_again_only_after_a_change() {
     let dir = tempfile::tempdir().unwrap();

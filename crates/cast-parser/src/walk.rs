@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use cast_workspace::{WalkOptions, relative};
+use cast_workspace::{WalkOptions, WatchRecorder, relative};
 
 use crate::{DEFAULT_MAX_FILESIZE, ParseError, ParsedFile, Registry};
 
@@ -27,6 +27,16 @@ pub fn source_files(
     options: &WalkOptions,
     registry: &Registry,
 ) -> (Vec<(PathBuf, String)>, Vec<FileOutcome>) {
+    source_files_watched(root, options, registry, None)
+}
+
+/// [`source_files`], telling `recorder` every folder the walk reads (see [`WatchRecorder`]).
+pub fn source_files_watched(
+    root: &Path,
+    options: &WalkOptions,
+    registry: &Registry,
+    recorder: Option<&WatchRecorder>,
+) -> (Vec<(PathBuf, String)>, Vec<FileOutcome>) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let mut builder = options.builder(root);
@@ -36,6 +46,11 @@ pub fn source_files(
         Box::new(|entry| {
             match entry {
                 Ok(entry) => {
+                    if let Some(recorder) = recorder
+                        && entry.file_type().is_some_and(|t| t.is_dir())
+                    {
+                        recorder.folder(entry.path());
+                    }
                     let is_file = entry.file_type().is_some_and(|t| t.is_file());
                     // A file given as the root was named by the user: it is parsed, so that an
                     // unsupported one is reported instead of silently left out.

@@ -34,8 +34,10 @@
 
 mod state;
 mod walk;
+mod watch;
 
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{
     DEFAULT_EXCLUDES, WalkOptions, in_git_repository, is_virtualenv, path_order, relative,
 };
+pub use watch::{RACY_MARGIN, WalkWatch, WatchRecorder};
