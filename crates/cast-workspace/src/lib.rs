@@ -8,6 +8,8 @@
 //! plus, outside a git repository, CAST's [default excludes](DEFAULT_EXCLUDES) (virtualenvs,
 //! `node_modules/`, caches), so an un-versioned copy of a project does not index its virtualenv.
 //! [`relative`] names a path the way every result does, and [`StateDir`] is the `.cast/` folder.
+//! A [`WalkWatch`] tells, with a `stat` per folder, whether a walk would list the same files
+//! again (the index's check for changes uses it to avoid walking).
 //!
 //! ```
 //! use cast_workspace::{WalkOptions, relative};
