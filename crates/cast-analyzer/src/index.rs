@@ -1132,7 +1132,14 @@ impl Index {
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
         match watch {
-            Some(Some(bytes)) => store::set_meta(conn, WALK_WATCH, &bytes).map_err(&err)?,
+            // Written only when it changed: it is a large value (a path per file and folder).
+            Some(Some(bytes))
+                if store::get_meta(conn, WALK_WATCH).map_err(&err)?.as_deref()
+                    != Some(bytes.as_slice()) =>
+            {
+                store::set_meta(conn, WALK_WATCH, &bytes).map_err(&err)?
+            }
+            Some(Some(_)) => {}
             Some(None) => store::delete_meta(conn, WALK_WATCH).map_err(&err)?,
             None => {}
         }

@@ -86,10 +86,25 @@ impl WatchRecorder {
             return None;
         }
         let folders = self.folders.into_inner().ok()?;
-        let mut paths: Vec<PathBuf> = Vec::with_capacity(folders.len() + 16);
+        let started_ns = self
+            .started
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .saturating_sub(RACY_MARGIN)
+            .as_nanos() as i64;
+        let racy = |s: &Option<Stamp>| s.is_some_and(|s| s.mtime_ns >= started_ns);
+        // The folders first: a tree being edited usually has a folder changed just now, and
+        // then the ignore files need not be looked for.
+        let mut entries: Vec<(PathBuf, Option<Stamp>)> = Vec::with_capacity(folders.len() + 64);
+        for folder in folders {
+            let s = stamp(&folder);
+            if racy(&s) {
+                return None;
+            }
+            entries.push((folder, s));
+        }
         let mut extra: Vec<PathBuf> = Vec::new();
-        for folder in &folders {
-            paths.push(folder.clone());
+        for (folder, _) in &entries {
             for name in IGNORE_FILES {
                 let file = folder.join(name);
                 // An absent one needs no watching: creating it changes its folder's mtime.
@@ -111,25 +126,12 @@ impl WatchRecorder {
             extra.push(repo.join(".git/info/exclude"));
         }
         extra.extend(git_global_files()?);
-        paths.extend(extra);
-        let entries: Vec<(PathBuf, Option<Stamp>)> = paths
-            .into_iter()
-            .map(|p| {
-                let s = stamp(&p);
-                (p, s)
-            })
-            .collect();
-        let started_ns = self
-            .started
-            .duration_since(UNIX_EPOCH)
-            .ok()?
-            .saturating_sub(RACY_MARGIN)
-            .as_nanos() as i64;
-        if entries
-            .iter()
-            .any(|(_, s)| s.is_some_and(|s| s.mtime_ns >= started_ns))
-        {
-            return None;
+        for path in extra {
+            let s = stamp(&path);
+            if racy(&s) {
+                return None;
+            }
+            entries.push((path, s));
         }
         Some(WalkWatch { entries })
     }
