@@ -76,10 +76,10 @@ pub struct IndexArgs {
     /// The database file (default: .cast/index.sqlite in the indexed folder).
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
-    /// Use the index as it is, without checking the files for changes: the check walks and
-    /// stats every file beside the query, which on a large tree costs CPU and some time, but
-    /// edits since the last refresh are then not seen. An index is still built when there is
-    /// none.
+    /// Use the index as it is, without checking the files for changes: the check stats every
+    /// file (and walks the tree when a folder or an ignore file changed) beside the query,
+    /// which on a large tree costs CPU and some time, but edits since the last refresh are
+    /// then not seen. An index is still built when there is none.
     #[arg(long)]
     pub no_refresh: bool,
 }
