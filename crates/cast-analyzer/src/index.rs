@@ -863,7 +863,9 @@ impl Index {
             std::thread::spawn(move || history::log(&root))
         });
         progress(Progress::Walking);
-        let listing = listing.unwrap_or_else(|| list(&self.root, walk, &self.registry));
+        // Without a listing from the caller, the stored watch may spare the walk here too.
+        let listing =
+            listing.unwrap_or_else(|| list_watched(conn, &self.root, walk, &self.registry));
         let digest = listing.digest();
         // A new walk replaces the stored watch (or drops it, when it could not be watched); a
         // listing made from the watch leaves it, since it found the same folders.
