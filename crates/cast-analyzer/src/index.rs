@@ -153,6 +153,19 @@ struct Listed {
     mtime_ns: i64,
 }
 
+impl Listed {
+    /// The file at `path` with its size and mtime now; `None` when it cannot be stat'ed.
+    fn stat(path: PathBuf, rel: String) -> Option<Listed> {
+        let meta = std::fs::metadata(&path).ok()?;
+        Some(Listed {
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            path,
+            rel,
+        })
+    }
+}
+
 /// The source files a walk found, each with its size and mtime.
 struct Listing {
     listed: Vec<Listed>,
@@ -185,15 +198,7 @@ fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
     };
     let listed = found
         .into_par_iter()
-        .filter_map(|(path, rel)| {
-            let meta = std::fs::metadata(&path).ok()?;
-            Some(Listed {
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                path,
-                rel,
-            })
-        })
+        .filter_map(|(path, rel)| Listed::stat(path, rel))
         .collect();
     Listing {
         listed,
@@ -222,17 +227,8 @@ fn list_watched(
         // site-packages, measured).
         let listed: Option<Vec<Listed>> = paths
             .into_iter()
-            .map(|rel| {
-                let path = root.join(&rel);
-                // Gone (its folder's mtime should have said so): walk after all.
-                let meta = std::fs::metadata(&path).ok()?;
-                Some(Listed {
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                    path,
-                    rel,
-                })
-            })
+            // A file gone (its folder's mtime should have said so): walk after all.
+            .map(|rel| Listed::stat(root.join(&rel), rel))
             .collect();
         if let Some(listed) = listed {
             return Listing {
