@@ -39,7 +39,10 @@ pub fn source_files_watched(
 ) -> (Vec<(PathBuf, String)>, Vec<FileOutcome>) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
-    let mut builder = options.builder(root);
+    let mut builder = match recorder {
+        Some(recorder) => options.watched_builder(root, recorder),
+        None => options.builder(root),
+    };
     // A file over the size limit is reported as too large by the parse, not silently skipped.
     builder.max_filesize(None);
     builder.build_parallel().run(|| {

@@ -7,6 +7,8 @@ use std::path::Path;
 use ignore::WalkBuilder;
 use serde::{Deserialize, Serialize};
 
+use crate::watch::{ExcludedSink, WatchRecorder};
+
 /// Folders left out of a walk outside a git repository (inside one, `.gitignore` decides, as
 /// for ripgrep). Besides these names, any folder holding a `pyvenv.cfg` — a Python virtualenv,
 /// whatever it is called (`venv/`, `.venv/`, `env/`) — is left out too; a folder merely named
@@ -55,6 +57,17 @@ impl WalkOptions {
     /// A walk builder for `root` with these rules. Callers add what is theirs (overrides,
     /// sorting) and build a serial or parallel walk.
     pub fn builder(&self, root: &Path) -> WalkBuilder {
+        self.builder_with(root, None)
+    }
+
+    /// [`WalkOptions::builder`], telling `recorder` the virtualenvs it leaves out (a folder
+    /// left out by its content, not its name: see [`WatchRecorder`]). The caller still tells it
+    /// the folders it walks.
+    pub fn watched_builder(&self, root: &Path, recorder: &WatchRecorder) -> WalkBuilder {
+        self.builder_with(root, Some(recorder.excluded_sink()))
+    }
+
+    fn builder_with(&self, root: &Path, excluded: Option<ExcludedSink>) -> WalkBuilder {
         let mut builder = WalkBuilder::new(root);
         let respect = !self.no_ignore;
         builder
@@ -70,10 +83,19 @@ impl WalkOptions {
         if respect {
             builder.add_custom_ignore_filename(".rgignore");
             if !in_git_repository(root) {
-                builder.filter_entry(|entry| {
+                let excluded_sink = excluded;
+                builder.filter_entry(move |entry| {
                     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                     // The root itself is always walked, whatever its name.
-                    !(is_dir && entry.depth() > 0 && is_default_exclude(entry.path()))
+                    let excluded = is_dir && entry.depth() > 0 && is_default_exclude(entry.path());
+                    if excluded
+                        && let Some(sink) = &excluded_sink
+                        && is_virtualenv(entry.path())
+                        && let Ok(mut venvs) = sink.lock()
+                    {
+                        venvs.push(entry.path().to_path_buf());
+                    }
+                    !excluded
                 });
             }
         }

@@ -16,43 +16,96 @@
 //! "racily clean" entry.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::WalkOptions;
 
-/// How much older than the walk's start every recorded mtime must be (see the module doc).
+/// How much older than the walk's start every recorded time must be (see the module doc).
 pub const RACY_MARGIN: Duration = Duration::from_secs(2);
 
 /// Ignore files a folder may hold, as [`WalkOptions::builder`] reads them.
 const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".rgignore"];
 
-/// The state of a path when it was recorded: absent, or its size and mtime.
+/// Where the walk's filter puts the virtualenvs it leaves out.
+pub(crate) type ExcludedSink = Arc<Mutex<Vec<PathBuf>>>;
+
+/// How a path is watched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    mtime_ns: i64,
+enum Watched {
+    /// Size, times and inode: a folder, an ignore file.
+    Full,
+    /// Only whether it is there and is a folder: a parent's `.git` or `.jj` (a repository
+    /// folder changes with every git command; only its presence rules the walk).
+    Presence,
 }
 
-fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i64);
-    Some(Stamp {
-        len: meta.len(),
-        mtime_ns,
-    })
+/// The state of a path when it was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamp {
+    Absent,
+    /// A symbolic link whose target does not exist.
+    Dangling,
+    Present {
+        dir: bool,
+    },
+    Full {
+        len: u64,
+        mtime_ns: i64,
+        /// The change time catches what leaves size and mtime alone (`chmod`, `cp -p`).
+        ctime_ns: i64,
+        ino: u64,
+    },
+}
+
+impl Stamp {
+    fn of(path: &Path, how: Watched) -> Stamp {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return if std::fs::symlink_metadata(path).is_ok() {
+                Stamp::Dangling
+            } else {
+                Stamp::Absent
+            };
+        };
+        if how == Watched::Presence {
+            return Stamp::Present { dir: meta.is_dir() };
+        }
+        let nanos = |t: std::io::Result<SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i64)
+        };
+        #[cfg(unix)]
+        let (ctime_ns, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ctime() * 1_000_000_000 + meta.ctime_nsec(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, ino) = (0, 0);
+        Stamp::Full {
+            len: meta.len(),
+            mtime_ns: nanos(meta.modified()),
+            ctime_ns,
+            ino,
+        }
+    }
+
+    /// Whether it was modified at or after `since_ns`. The change time is left out: setting
+    /// an mtime (as `touch -d`, `cp -p` or `rsync -a` do) makes it new, so every copied tree
+    /// would be racy; a `chmod` of an ignore file during the walk itself is missed.
+    fn since(&self, since_ns: i64) -> bool {
+        matches!(*self, Stamp::Full { mtime_ns, .. } if mtime_ns >= since_ns)
+    }
 }
 
 /// Collects the folders of one walk; [`WatchRecorder::finish`] turns them into a [`WalkWatch`].
-/// Made before the walk starts (its start time is what the racy check compares with).
+/// Made before the walk starts (its start time is what the racy check compares with). The walk
+/// is built with [`WalkOptions::watched_builder`], which tells it the virtualenvs it leaves out.
 #[derive(Debug)]
 pub struct WatchRecorder {
     started: SystemTime,
     folders: Mutex<Vec<PathBuf>>,
+    excluded: ExcludedSink,
 }
 
 impl Default for WatchRecorder {
@@ -67,6 +120,7 @@ impl WatchRecorder {
         WatchRecorder {
             started: SystemTime::now(),
             folders: Mutex::new(Vec::new()),
+            excluded: Arc::default(),
         }
     }
 
@@ -77,86 +131,115 @@ impl WatchRecorder {
         }
     }
 
+    pub(crate) fn excluded_sink(&self) -> ExcludedSink {
+        Arc::clone(&self.excluded)
+    }
+
     /// The watch of a finished walk of `root` with `options`, or `None` when the walk cannot be
     /// watched: it followed links (a link's target folder may change elsewhere), a `.git` is a
     /// file (a worktree's or submodule's excludes live elsewhere), git's configuration includes
-    /// other files, or something changed too recently to be told apart from the recorded state.
+    /// other files or no home folder is known, or something changed too recently to be told
+    /// apart from the recorded state.
     pub fn finish(self, root: &Path, options: &WalkOptions) -> Option<WalkWatch> {
         if options.follow_links {
             return None;
         }
         let folders = self.folders.into_inner().ok()?;
-        let started_ns = self
+        let since_ns = self
             .started
             .duration_since(UNIX_EPOCH)
             .ok()?
             .saturating_sub(RACY_MARGIN)
             .as_nanos() as i64;
-        let racy = |s: &Option<Stamp>| s.is_some_and(|s| s.mtime_ns >= started_ns);
-        // The folders first: a tree being edited usually has a folder changed just now, and
-        // then the ignore files need not be looked for.
-        let mut entries: Vec<(PathBuf, Option<Stamp>)> = Vec::with_capacity(folders.len() + 64);
-        for folder in folders {
-            let s = stamp(&folder);
-            if racy(&s) {
+        let mut entries: Vec<(PathBuf, Watched, Stamp)> = Vec::with_capacity(folders.len() + 64);
+        let mut watch = |path: PathBuf, how: Watched| -> Option<()> {
+            let stamp = Stamp::of(&path, how);
+            if stamp.since(since_ns) {
                 return None;
             }
-            entries.push((folder, s));
+            entries.push((path, how, stamp));
+            Some(())
+        };
+        // The folders first: a tree being edited usually has a folder changed just now, and
+        // then nothing else need be looked at.
+        for folder in &folders {
+            watch(folder.clone(), Watched::Full)?;
         }
-        let mut extra: Vec<PathBuf> = Vec::new();
-        for (folder, _) in &entries {
+        for folder in &folders {
             for name in IGNORE_FILES {
                 let file = folder.join(name);
-                // An absent one needs no watching: creating it changes its folder's mtime.
-                if file.exists() {
-                    extra.push(file);
+                // An absent one needs no watching: creating it changes its folder's mtime. A
+                // link to nowhere is watched: its target may appear.
+                if std::fs::symlink_metadata(&file).is_ok() {
+                    watch(file, Watched::Full)?;
                 }
             }
-        }
-        let absolute = std::path::absolute(root).ok()?;
-        for ancestor in absolute.ancestors().skip(1) {
-            for name in IGNORE_FILES.iter().chain(&[".git"]) {
-                extra.push(ancestor.join(name));
+            // A repository inside the tree has its own excludes.
+            let git = folder.join(".git");
+            if let Ok(meta) = std::fs::symlink_metadata(&git) {
+                if !meta.is_dir() {
+                    return None;
+                }
+                watch(git.join("info/exclude"), Watched::Full)?;
             }
         }
-        if let Some(repo) = absolute.ancestors().find(|d| d.join(".git").exists()) {
+        for venv in self.excluded.lock().ok()?.iter() {
+            // Left out for holding this file; without it, it would be walked.
+            watch(venv.join("pyvenv.cfg"), Watched::Full)?;
+        }
+        // The parents' ignore files and repository markers, as the walk finds them: from the
+        // root as given and from the root with links resolved.
+        let absolute = std::path::absolute(root).ok()?;
+        let canonical = std::fs::canonicalize(root).ok()?;
+        let mut parents: Vec<&Path> = absolute.ancestors().skip(1).collect();
+        parents.extend(canonical.ancestors().skip(1));
+        parents.sort();
+        parents.dedup();
+        for parent in parents {
+            for name in IGNORE_FILES {
+                watch(parent.join(name), Watched::Full)?;
+            }
+            for marker in [".git", ".jj"] {
+                watch(parent.join(marker), Watched::Presence)?;
+            }
+        }
+        if let Some(repo) = canonical.ancestors().find(|d| d.join(".git").exists()) {
             if !repo.join(".git").is_dir() {
                 return None;
             }
-            extra.push(repo.join(".git/info/exclude"));
+            watch(repo.join(".git/info/exclude"), Watched::Full)?;
         }
-        extra.extend(git_global_files()?);
-        for path in extra {
-            let s = stamp(&path);
-            if racy(&s) {
-                return None;
-            }
-            entries.push((path, s));
+        let configs = git_configs()?;
+        for file in git_global_files(&configs)? {
+            watch(file, Watched::Full)?;
         }
-        Some(WalkWatch { entries })
+        Some(WalkWatch { configs, entries })
     }
 }
 
-/// Git's global configuration files and the global excludes file they name, as the `ignore`
-/// crate finds them; `None` when a configuration includes other files (not followed here).
-fn git_global_files() -> Option<Vec<PathBuf>> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let mut configs: Vec<PathBuf> = Vec::new();
-    if let Some(xdg) = &xdg {
-        configs.push(xdg.join("git/config"));
-    }
-    if let Some(home) = &home {
-        configs.push(home.join(".gitconfig"));
-    }
-    let mut files = configs.clone();
-    if let Some(xdg) = &xdg {
-        files.push(xdg.join("git/ignore"));
-    }
-    for config in &configs {
+/// The git configuration files the `ignore` crate reads for the global excludes, as the
+/// environment names them now; `None` without a home folder.
+fn git_configs() -> Option<Vec<PathBuf>> {
+    let home = std::env::home_dir()?;
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let xdg = var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+    let mut configs = vec![home.join(".gitconfig"), xdg.join("git/config")];
+    configs.extend(var("GIT_CONFIG_GLOBAL"));
+    configs.push(var("GIT_CONFIG_SYSTEM").unwrap_or_else(|| PathBuf::from("/etc/gitconfig")));
+    configs.push(xdg.join("git/ignore"));
+    Some(configs)
+}
+
+/// `configs` and the excludes files they name; `None` when one includes other files (not
+/// followed here).
+fn git_global_files(configs: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    let home = std::env::home_dir();
+    let mut files = configs.to_vec();
+    for config in configs {
         let Ok(text) = std::fs::read_to_string(config) else {
             continue;
         };
@@ -188,13 +271,20 @@ fn git_global_files() -> Option<Vec<PathBuf>> {
 /// The folders a walk read and the ignore files that could rule it, each with its state then.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkWatch {
-    entries: Vec<(PathBuf, Option<Stamp>)>,
+    /// The git configuration files as the environment named them (another `HOME` or
+    /// `GIT_CONFIG_GLOBAL` names others, whose excludes the watch does not know).
+    configs: Vec<PathBuf>,
+    entries: Vec<(PathBuf, Watched, Stamp)>,
 }
 
 impl WalkWatch {
     /// Whether every recorded path is as it was: then the same walk lists the same names.
     pub fn unchanged(&self) -> bool {
-        self.entries.iter().all(|(path, s)| stamp(path) == *s)
+        git_configs().as_ref() == Some(&self.configs)
+            && self
+                .entries
+                .iter()
+                .all(|(path, how, stamp)| Stamp::of(path, *how) == *stamp)
     }
 
     /// How many paths [`WalkWatch::unchanged`] looks at.
@@ -210,18 +300,37 @@ impl WalkWatch {
     /// The watch as bytes, for storing; [`WalkWatch::decode`] reads them back.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
-        for (path, s) in &self.entries {
+        let put_path = |out: &mut Vec<u8>, path: &Path| {
             let p = path.to_string_lossy();
             out.extend_from_slice(&(p.len() as u64).to_le_bytes());
             out.extend_from_slice(p.as_bytes());
-            match s {
-                Some(s) => {
-                    out.push(1);
-                    out.extend_from_slice(&s.len.to_le_bytes());
-                    out.extend_from_slice(&s.mtime_ns.to_le_bytes());
+        };
+        out.extend_from_slice(&(self.configs.len() as u64).to_le_bytes());
+        for c in &self.configs {
+            put_path(&mut out, c);
+        }
+        out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
+        for (path, how, stamp) in &self.entries {
+            put_path(&mut out, path);
+            out.push(match how {
+                Watched::Full => 0,
+                Watched::Presence => 1,
+            });
+            match *stamp {
+                Stamp::Absent => out.push(0),
+                Stamp::Dangling => out.push(1),
+                Stamp::Present { dir } => out.extend_from_slice(&[2, u8::from(dir)]),
+                Stamp::Full {
+                    len,
+                    mtime_ns,
+                    ctime_ns,
+                    ino,
+                } => {
+                    out.push(3);
+                    for v in [len, mtime_ns as u64, ctime_ns as u64, ino] {
+                        out.extend_from_slice(&v.to_le_bytes());
+                    }
                 }
-                None => out.push(0),
             }
         }
         out
@@ -229,30 +338,70 @@ impl WalkWatch {
 
     /// A watch from [`WalkWatch::encode`]'s bytes; `None` for anything else.
     pub fn decode(bytes: &[u8]) -> Option<WalkWatch> {
-        let mut at = 0usize;
-        let mut take = |n: usize| -> Option<&[u8]> {
-            let piece = bytes.get(at..at.checked_add(n)?)?;
-            at += n;
-            Some(piece)
-        };
-        let u64_of = |b: &[u8]| -> Option<u64> { Some(u64::from_le_bytes(b.try_into().ok()?)) };
-        let count = u64_of(take(8)?)? as usize;
-        let mut entries = Vec::with_capacity(count.min(bytes.len()));
-        for _ in 0..count {
-            let n = u64_of(take(8)?)? as usize;
-            let path = PathBuf::from(std::str::from_utf8(take(n)?).ok()?);
-            let s = match take(1)?[0] {
-                0 => None,
-                1 => Some(Stamp {
-                    len: u64_of(take(8)?)?,
-                    mtime_ns: u64_of(take(8)?)? as i64,
-                }),
-                _ => return None,
-            };
-            entries.push((path, s));
-        }
-        (at == bytes.len()).then_some(WalkWatch { entries })
+        decode_watch(bytes)
     }
+}
+
+/// [`WalkWatch::decode`].
+fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
+    struct Bytes<'a> {
+        data: &'a [u8],
+        at: usize,
+    }
+    impl<'a> Bytes<'a> {
+        fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+            let piece = self.data.get(self.at..self.at.checked_add(n)?)?;
+            self.at += n;
+            Some(piece)
+        }
+        fn u64(&mut self) -> Option<u64> {
+            Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        }
+        fn byte(&mut self) -> Option<u8> {
+            Some(self.take(1)?[0])
+        }
+        fn path(&mut self) -> Option<PathBuf> {
+            let n = usize::try_from(self.u64()?).ok()?;
+            Some(PathBuf::from(std::str::from_utf8(self.take(n)?).ok()?))
+        }
+        /// A count of items of at least `min` bytes each, no more than the bytes left allow.
+        fn count(&mut self, min: usize) -> Option<usize> {
+            let n = usize::try_from(self.u64()?).ok()?;
+            (n <= (self.data.len() - self.at) / min).then_some(n)
+        }
+    }
+    let mut b = Bytes { data: bytes, at: 0 };
+    let n = b.count(8)?;
+    let mut configs = Vec::with_capacity(n);
+    for _ in 0..n {
+        configs.push(b.path()?);
+    }
+    let n = b.count(10)?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let path = b.path()?;
+        let how = match b.byte()? {
+            0 => Watched::Full,
+            1 => Watched::Presence,
+            _ => return None,
+        };
+        let stamp = match b.byte()? {
+            0 => Stamp::Absent,
+            1 => Stamp::Dangling,
+            2 => Stamp::Present {
+                dir: b.byte()? != 0,
+            },
+            3 => Stamp::Full {
+                len: b.u64()?,
+                mtime_ns: b.u64()? as i64,
+                ctime_ns: b.u64()? as i64,
+                ino: b.u64()?,
+            },
+            _ => return None,
+        };
+        entries.push((path, how, stamp));
+    }
+    (b.at == bytes.len()).then_some(WalkWatch { configs, entries })
 }
 
 #[cfg(test)]
@@ -260,16 +409,24 @@ mod tests {
     use super::*;
     use std::fs::File;
 
-    /// Sets a path's mtime an hour back, so it is not racy.
+    /// Sets the mtime of `path` and of everything under it an hour back, so it is not racy.
     fn age(path: &Path) {
         let old = SystemTime::now() - Duration::from_secs(3600);
-        File::open(path).unwrap().set_modified(old).unwrap();
+        if path.is_dir() && !path.is_symlink() {
+            for entry in std::fs::read_dir(path).unwrap() {
+                age(&entry.unwrap().path());
+            }
+        }
+        if !path.is_symlink() {
+            File::open(path).unwrap().set_modified(old).unwrap();
+        }
     }
 
+    /// A walk of `root` with the default options, recorded.
     fn watch_of(root: &Path) -> Option<WalkWatch> {
-        let recorder = WatchRecorder::new();
         let options = WalkOptions::default();
-        for entry in options.builder(root).build().flatten() {
+        let recorder = WatchRecorder::new();
+        for entry in options.watched_builder(root, &recorder).build().flatten() {
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 recorder.folder(entry.path());
             }
@@ -277,24 +434,31 @@ mod tests {
         recorder.finish(root, &options)
     }
 
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
     fn tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
-        std::fs::write(root.join("pkg/a.py"), "a = 1\n").unwrap();
-        std::fs::write(root.join("pkg/sub/b.py"), "b = 1\n").unwrap();
-        std::fs::write(root.join("pkg/.ignore"), "skip.py\n").unwrap();
-        for p in [
-            "pkg/a.py",
-            "pkg/sub/b.py",
-            "pkg/.ignore",
-            "pkg/sub",
-            "pkg",
-            "",
-        ] {
-            age(&root.join(p));
-        }
+        write(&root.join("pkg/a.py"), "a = 1\n");
+        write(&root.join("pkg/sub/b.py"), "b = 1\n");
+        write(&root.join("pkg/.ignore"), "skip.py\n");
+        age(root);
         dir
+    }
+
+    /// Asserts that `change`, made to a watched tree built by `setup`, is seen.
+    fn seen(what: &str, setup: impl Fn(&Path), watched_root: &str, change: impl Fn(&Path)) {
+        let dir = tree();
+        setup(dir.path());
+        age(dir.path());
+        let root = dir.path().join(watched_root);
+        let watch = watch_of(&root).unwrap_or_else(|| panic!("{what}: not watched"));
+        assert!(watch.unchanged(), "{what}: changed before the change");
+        change(dir.path());
+        assert!(!watch.unchanged(), "{what}: not seen");
     }
 
     #[test]
@@ -307,55 +471,107 @@ mod tests {
         assert_eq!(WalkWatch::decode(&watch.encode()), Some(watch.clone()));
         assert_eq!(WalkWatch::decode(&watch.encode()[1..]), None);
         assert_eq!(WalkWatch::decode(b""), None);
+        // A count that the bytes cannot hold is refused before anything is allocated for it.
+        assert_eq!(WalkWatch::decode(&u64::MAX.to_le_bytes()), None);
     }
 
     #[test]
     fn added_removed_and_renamed_entries_and_edited_ignore_files_are_seen() {
-        type Change = fn(&Path);
-        let changes: [(&str, Change); 5] = [
-            ("a file added deep down", |r| {
-                std::fs::write(r.join("pkg/sub/c.py"), "").unwrap()
-            }),
-            ("a file removed", |r| {
-                std::fs::remove_file(r.join("pkg/a.py")).unwrap()
-            }),
-            ("a file renamed", |r| {
-                std::fs::rename(r.join("pkg/sub/b.py"), r.join("pkg/sub/c.py")).unwrap()
-            }),
-            ("an ignore file edited in place", |r| {
-                std::fs::write(r.join("pkg/.ignore"), "a.py\n").unwrap()
-            }),
-            ("an ignore file created at the root", |r| {
-                std::fs::write(r.join(".gitignore"), "pkg/\n").unwrap()
-            }),
-        ];
-        for (what, change) in changes {
-            let dir = tree();
-            let watch = watch_of(dir.path()).unwrap();
-            change(dir.path());
-            assert!(!watch.unchanged(), "{what}");
-        }
+        let none = |_: &Path| {};
+        seen("a file added deep down", none, "", |r| {
+            write(&r.join("pkg/sub/c.py"), "")
+        });
+        seen("a file removed", none, "", |r| {
+            std::fs::remove_file(r.join("pkg/a.py")).unwrap()
+        });
+        seen("a file renamed", none, "", |r| {
+            std::fs::rename(r.join("pkg/sub/b.py"), r.join("pkg/sub/c.py")).unwrap()
+        });
+        seen("an ignore file edited in place", none, "", |r| {
+            write(&r.join("pkg/.ignore"), "a.py\n")
+        });
+        seen("an ignore file created at the root", none, "", |r| {
+            write(&r.join(".gitignore"), "pkg/\n")
+        });
+        seen("an ignore file in a parent of the root", none, "pkg", |r| {
+            write(&r.join(".ignore"), "sub/\n")
+        });
+        seen("a parent becoming a jj repository", none, "pkg", |r| {
+            std::fs::create_dir(r.join(".jj")).unwrap()
+        });
     }
 
     #[test]
-    fn an_ignore_file_in_a_parent_of_the_root_is_watched() {
-        let dir = tree();
-        let root = dir.path().join("pkg");
-        let watch = watch_of(&root).unwrap();
-        std::fs::write(dir.path().join(".ignore"), "sub/\n").unwrap();
-        assert!(!watch.unchanged());
+    fn what_rules_the_walk_beyond_its_folders_is_seen() {
+        seen(
+            "a virtualenv no longer one (outside git, it is left out for its pyvenv.cfg)",
+            |r| write(&r.join("pkg/venv/pyvenv.cfg"), "home = /usr\n"),
+            "",
+            |r| std::fs::remove_file(r.join("pkg/venv/pyvenv.cfg")).unwrap(),
+        );
+        seen(
+            "the excludes of a repository inside the tree",
+            |r| write(&r.join("pkg/clone/.git/info/exclude"), "\n"),
+            "",
+            |r| write(&r.join("pkg/clone/.git/info/exclude"), "scratch/\n"),
+        );
+        #[cfg(unix)]
+        seen(
+            "an ignore file made unreadable (its mtime and size stay)",
+            |_| {},
+            "",
+            |r| {
+                use std::os::unix::fs::PermissionsExt;
+                let p = r.join("pkg/.ignore");
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
+            },
+        );
+        #[cfg(unix)]
+        seen(
+            "the target of an ignore file's link appearing",
+            |r| std::os::unix::fs::symlink(r.join("rules"), r.join("pkg/.gitignore")).unwrap(),
+            "",
+            |r| write(&r.join("rules"), "a.py\n"),
+        );
+        #[cfg(unix)]
+        seen(
+            "an ignore file above a link in the root's path",
+            |r| {
+                std::fs::create_dir_all(r.join("data/work")).unwrap();
+                std::fs::rename(r.join("pkg"), r.join("data/work/pkg")).unwrap();
+                std::os::unix::fs::symlink(r.join("data/work"), r.join("work")).unwrap();
+            },
+            "work/pkg",
+            |r| write(&r.join("data/.ignore"), "sub/\n"),
+        );
     }
 
     #[test]
-    fn a_tree_changed_just_now_is_not_watched() {
+    fn a_tree_changed_just_now_or_walked_through_links_is_not_watched() {
         let dir = tree();
-        std::fs::write(dir.path().join("pkg/sub/new.py"), "").unwrap();
+        assert!(watch_of(dir.path()).is_some());
+        write(&dir.path().join("pkg/sub/new.py"), "");
         assert_eq!(watch_of(dir.path()), None);
+        write(&dir.path().join("pkg/.ignore"), "new.py\n");
+        age(&dir.path().join("pkg/sub"));
+        assert_eq!(
+            watch_of(dir.path()),
+            None,
+            "an ignore file changed just now"
+        );
         let links = WalkOptions {
             follow_links: true,
             ..Default::default()
         };
         let dir = tree();
         assert_eq!(WatchRecorder::new().finish(dir.path(), &links), None);
+    }
+
+    #[test]
+    fn a_git_file_in_the_tree_is_not_watched() {
+        let dir = tree();
+        write(&dir.path().join("pkg/wt/.git"), "gitdir: /elsewhere\n");
+        age(dir.path());
+        assert_eq!(watch_of(dir.path()), None);
     }
 }
