@@ -293,7 +293,7 @@ fn decode_watch(
     }
     let watch = WalkWatch::decode(&watch_bytes)?;
     let count = r.varint()? as usize;
-    let mut paths = Vec::with_capacity(count.min(bytes.len()));
+    let mut paths = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
         paths.push(r.str()?.to_owned());
     }
