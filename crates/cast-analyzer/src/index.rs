@@ -183,15 +183,21 @@ enum ListingSource {
 }
 
 fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
+    list_recording(root, walk, registry, true)
+}
+
+/// [`list`], recording a watch of the walk only when `record` is set (recording costs more
+/// than the walk on a large tree: a `stat` per folder and three per folder for ignore files).
+fn list_recording(root: &Path, walk: &WalkOptions, registry: &Registry, record: bool) -> Listing {
     let recorder = WatchRecorder::new();
     let (found, walk_errors) =
-        cast_parser::source_files_watched(root, walk, registry, Some(&recorder));
+        cast_parser::source_files_watched(root, walk, registry, record.then_some(&recorder));
     let warnings: Vec<String> = walk_errors
         .into_iter()
         .filter_map(|e| e.result.err().map(|err| err.to_string()))
         .collect();
     // A folder that could not be read may become readable without its mtime changing.
-    let watch = if warnings.is_empty() {
+    let watch = if record && warnings.is_empty() {
         recorder.finish(root, walk)
     } else {
         None
@@ -207,6 +213,39 @@ fn list(root: &Path, walk: &WalkOptions, registry: &Registry) -> Listing {
     }
 }
 
+/// The stored watch and the paths it listed, if there is one for this walk and these languages.
+fn stored_watch(
+    conn: &Connection,
+    walk: &WalkOptions,
+    registry: &Registry,
+) -> Option<(WalkWatch, Vec<String>)> {
+    store::get_meta(conn, WALK_WATCH)
+        .ok()
+        .flatten()
+        .and_then(|b| decode_watch(&b, walk, registry))
+}
+
+/// A listing by walking, as an explicit refresh (`cast index`) makes it: it always walks (what
+/// a watch cannot see, such as a change hidden by a skewed clock, is found here), but records a
+/// new watch only when the stored one no longer holds or listed other paths.
+fn list_walking(
+    conn: &Connection,
+    root: &Path,
+    walk: &WalkOptions,
+    registry: &Registry,
+) -> Listing {
+    let holds = stored_watch(conn, walk, registry).filter(|(watch, _)| watch.unchanged());
+    let mut listing = list_recording(root, walk, registry, holds.is_none());
+    if let Some((_, paths)) = holds
+        && listing.warnings.is_empty()
+        && listing.listed.iter().map(|l| &l.rel).eq(paths.iter())
+    {
+        // The same paths as the stored watch's: it stays.
+        listing.source = ListingSource::Watched;
+    }
+    listing
+}
+
 /// The listing of `root`, from the paths of the last walk when its stored watch says no folder
 /// and no ignore file changed since (a `stat` per folder and per file), else by walking.
 fn list_watched(
@@ -215,11 +254,7 @@ fn list_watched(
     walk: &WalkOptions,
     registry: &Registry,
 ) -> Listing {
-    let stored = store::get_meta(conn, WALK_WATCH)
-        .ok()
-        .flatten()
-        .and_then(|b| decode_watch(&b, walk, registry));
-    if let Some((watch, paths)) = stored
+    if let Some((watch, paths)) = stored_watch(conn, walk, registry)
         && watch.unchanged()
     {
         // On this thread alone: the query runs on the other core meanwhile (with the stats
@@ -859,9 +894,8 @@ impl Index {
             std::thread::spawn(move || history::log(&root))
         });
         progress(Progress::Walking);
-        // Without a listing from the caller, the stored watch may spare the walk here too.
         let listing =
-            listing.unwrap_or_else(|| list_watched(conn, &self.root, walk, &self.registry));
+            listing.unwrap_or_else(|| list_walking(conn, &self.root, walk, &self.registry));
         let digest = listing.digest();
         // A new walk replaces the stored watch (or drops it, when it could not be watched); a
         // listing made from the watch leaves it, since it found the same folders.
