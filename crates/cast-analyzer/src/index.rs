@@ -1560,38 +1560,68 @@ fn encode_file_graph(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<u8> {
     out
 }
 
-/// Out-edges by dense node index: `(target index, weight)`.
-pub(crate) type Adjacency = Vec<Vec<(u32, f32)>>;
+/// Out-edges by dense node index, `(target index, weight)`, all in one list: a node's edges are
+/// `edges[offsets[u]..offsets[u + 1]]`. Decoded on every search, so it costs three allocations
+/// rather than one per file.
+#[derive(Debug, Default)]
+pub(crate) struct Adjacency {
+    offsets: Vec<usize>,
+    edges: Vec<(u32, f32)>,
+}
+
+impl crate::rank::Neighbours for Adjacency {
+    fn node_count(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    fn out_edges(&self, u: u32) -> &[(u32, f32)] {
+        let u = u as usize;
+        match (self.offsets.get(u), self.offsets.get(u + 1)) {
+            (Some(&a), Some(&b)) => &self.edges[a..b],
+            _ => &[],
+        }
+    }
+}
 
 /// The stored file graph: file ids in order, and by position the `(position, weight)` edges.
 pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
+    // Two passes: the ids first (edges name their targets by id), then the edges by position.
     let mut r = Reader::new(data);
     let n = r.varint()? as usize;
     let mut ids = Vec::with_capacity(n.min(1 << 24));
-    let mut raw: Vec<Vec<(i64, f32)>> = Vec::with_capacity(n.min(1 << 24));
+    let mut edge_count = 0usize;
     for _ in 0..n {
         ids.push(r.varint()? as i64);
         let k = r.varint()? as usize;
-        let mut edges = Vec::with_capacity(k.min(1 << 20));
+        edge_count = edge_count.saturating_add(k);
         for _ in 0..k {
-            edges.push((r.varint()? as i64, r.f32()?));
+            r.varint()?;
+            r.f32()?;
         }
-        raw.push(edges);
     }
     let pos: rustc_hash::FxHashMap<i64, u32> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| (*id, i as u32))
         .collect();
-    let adjacency = raw
-        .into_iter()
-        .map(|edges| {
-            edges
-                .into_iter()
-                .filter_map(|(t, w)| pos.get(&t).map(|p| (*p, w)))
-                .collect()
-        })
-        .collect();
+    let mut adjacency = Adjacency {
+        offsets: Vec::with_capacity(n + 1),
+        edges: Vec::with_capacity(edge_count.min(data.len())),
+    };
+    adjacency.offsets.push(0);
+    let mut r = Reader::new(data);
+    r.varint()?;
+    for _ in 0..n {
+        r.varint()?;
+        let k = r.varint()? as usize;
+        for _ in 0..k {
+            let (target, weight) = (r.varint()? as i64, r.f32()?);
+            if let Some(p) = pos.get(&target) {
+                adjacency.edges.push((*p, weight));
+            }
+        }
+        adjacency.offsets.push(adjacency.edges.len());
+    }
     Some((ids, adjacency))
 }
 

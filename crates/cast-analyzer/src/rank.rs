@@ -62,6 +62,35 @@ pub fn page_rank<N>(graph: &DiGraph<N, f64>, seed: Option<&[f64]>) -> (Vec<f64>,
     (rank, iterations)
 }
 
+/// A graph's out-edges by dense node index, `(target index, weight)`: a list per node, or the
+/// index's compact file graph.
+pub trait Neighbours {
+    /// How many nodes there are (indices `0..node_count()`).
+    fn node_count(&self) -> usize;
+    /// The out-edges of node `u` (none for an index out of range).
+    fn out_edges(&self, u: u32) -> &[(u32, f32)];
+}
+
+impl Neighbours for Vec<Vec<(u32, f32)>> {
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+
+    fn out_edges(&self, u: u32) -> &[(u32, f32)] {
+        self.as_slice().out_edges(u)
+    }
+}
+
+impl Neighbours for [Vec<(u32, f32)>] {
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+
+    fn out_edges(&self, u: u32) -> &[(u32, f32)] {
+        self.get(u as usize).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Personalised PageRank by forward push (Andersen, Chung and Lang 2006): the stationary
 /// distribution of a walk that follows weighted out-edges with probability 1 − `restart` and
 /// jumps back to the seeds otherwise, computed only around the seeds. `adjacency[u]` lists
@@ -69,8 +98,8 @@ pub fn page_rank<N>(graph: &DiGraph<N, f64>, seed: Option<&[f64]>) -> (Vec<f64>,
 /// more than `epsilon` of residual per unit of out-weight (or after a fixed number of pushes),
 /// so the work depends on the seeds' neighbourhood, not on the graph's size. Returns the nodes
 /// that received some rank.
-pub fn personalized_page_rank(
-    adjacency: &[Vec<(u32, f32)>],
+pub fn personalized_page_rank<G: Neighbours + ?Sized>(
+    adjacency: &G,
     seeds: &[(u32, f64)],
     restart: f64,
     epsilon: f64,
@@ -78,7 +107,7 @@ pub fn personalized_page_rank(
     use std::collections::VecDeque;
     // Dense by node: a push updates a slot without hashing (a few thousand pushes per query on
     // a large tree), and two vectors of the graph's size cost microseconds to zero.
-    let n = adjacency.len();
+    let n = adjacency.node_count();
     let mut estimate = vec![0.0f64; n];
     let mut residual = vec![0.0f64; n];
     let total: f64 = seeds.iter().map(|(_, w)| w.max(0.0)).sum();
@@ -102,7 +131,7 @@ pub fn personalized_page_rank(
         if r <= 0.0 {
             continue;
         }
-        let edges = &adjacency[u as usize];
+        let edges = adjacency.out_edges(u);
         let out: f64 = edges.iter().map(|(_, w)| f64::from(w.max(0.0))).sum();
         if out <= 0.0 {
             estimate[u as usize] += r;
@@ -115,7 +144,7 @@ pub fn personalized_page_rank(
             let slot = &mut residual[*v as usize];
             let before = *slot;
             *slot += add;
-            let v_out = adjacency[*v as usize].len().max(1) as f64;
+            let v_out = adjacency.out_edges(*v).len().max(1) as f64;
             if before <= epsilon * v_out && *slot > epsilon * v_out {
                 queue.push_back(*v);
             }
