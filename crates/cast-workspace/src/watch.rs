@@ -3,11 +3,13 @@
 //! A walk's answer — which files a tree holds — depends on the entries of the folders it read
 //! and on the ignore files that ruled it. Adding, removing or renaming an entry changes its
 //! folder's mtime; editing an ignore file changes that file's. So a [`WalkWatch`] records the
-//! folders a walk read and every ignore file that could rule it (in those folders, in the
-//! root's ancestors, the repository's `.git/info/exclude`, git's global configuration and
-//! excludes), each with its state; while none of them changed, the same walk lists the same
+//! folders a walk read and everything else that could rule it — the ignore files in those
+//! folders and in the root's parents, each repository's `.git/info/exclude`, the parents'
+//! repository markers, the `pyvenv.cfg` of each virtualenv left out, git's global configuration
+//! and excludes — each with its state; while none of them changed, the same walk lists the same
 //! names. Checking it costs a `stat` per folder instead of reading every folder and matching
-//! every name against the ignore rules.
+//! every name against the ignore rules. The walk is built with
+//! [`WalkOptions::watched_builder`] and tells [`WatchRecorder::folder`] each folder it reads.
 //!
 //! Timestamps are coarse (a clock tick, and whole seconds on some file systems): a change made
 //! in the same tick as the one recorded would leave the mtime equal. A watch is therefore only
