@@ -1387,27 +1387,52 @@ pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
 
 /// Stored ranks in ascending id order, looked up by binary search: a search, a map or `show`
 /// looks up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
-pub(crate) struct SortedRanks(Vec<(i64, f64)>);
+/// Ids and ranks are kept apart, the ranks as stored (`f32`): 12 bytes a symbol rather than 16,
+/// since every query decodes all of them.
+pub(crate) struct SortedRanks {
+    ids: Vec<i64>,
+    ranks: Vec<f32>,
+}
 
 impl SortedRanks {
     pub(crate) fn decode(data: &[u8]) -> SortedRanks {
-        SortedRanks(decode_sorted_ranks(data))
+        let mut r = Reader::new(data);
+        let n = r.varint().unwrap_or(0) as usize;
+        let mut ids = Vec::with_capacity(n.min(data.len()));
+        let mut ranks = Vec::with_capacity(n.min(data.len()));
+        let mut id = 0i64;
+        for _ in 0..n {
+            let (Some(delta), Some(rank)) = (r.varint(), r.f32()) else {
+                // As `decode_sorted_ranks`: a blob that does not decode gives no ranks.
+                return SortedRanks {
+                    ids: Vec::new(),
+                    ranks: Vec::new(),
+                };
+            };
+            id += delta as i64;
+            ids.push(id);
+            ranks.push(rank);
+        }
+        SortedRanks { ids, ranks }
     }
 
     pub(crate) fn get(&self, id: i64) -> Option<f64> {
-        self.0
-            .binary_search_by_key(&id, |(i, _)| *i)
+        self.ids
+            .binary_search(&id)
             .ok()
-            .map(|i| self.0[i].1)
+            .map(|i| f64::from(self.ranks[i]))
     }
 
     /// Every (id, rank), in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
-        self.0.iter().copied()
+        self.ids
+            .iter()
+            .zip(&self.ranks)
+            .map(|(id, r)| (*id, f64::from(*r)))
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.ids.len()
     }
 
     /// Every id, best rank first (ties by id). Only the head is sorted up front: a map reads
@@ -1415,7 +1440,7 @@ impl SortedRanks {
     pub(crate) fn best_first(&self) -> impl Iterator<Item = i64> {
         const HEAD: usize = 4096;
         let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        let mut head = self.0.clone();
+        let mut head: Vec<(i64, f64)> = self.iter().collect();
         let mut rest = if head.len() > HEAD {
             head.select_nth_unstable_by(HEAD, better);
             head.split_off(HEAD)
