@@ -67,11 +67,16 @@ impl<'a> Reader<'a> {
         Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
-    pub(crate) fn str(&mut self) -> Option<&'a str> {
-        let len = self.varint()? as usize;
+    /// The next `len` bytes, borrowed.
+    pub(crate) fn bytes(&mut self, len: usize) -> Option<&'a [u8]> {
         let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
         self.pos += len;
-        std::str::from_utf8(bytes).ok()
+        Some(bytes)
+    }
+
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
+        let len = self.varint()? as usize;
+        std::str::from_utf8(self.bytes(len)?).ok()
     }
 }
 

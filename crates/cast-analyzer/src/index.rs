@@ -322,11 +322,7 @@ fn decode_watch(
         return None;
     }
     let n = r.varint()? as usize;
-    let mut watch_bytes = Vec::with_capacity(n.min(bytes.len()));
-    for _ in 0..n {
-        watch_bytes.push(r.byte()?);
-    }
-    let watch = WalkWatch::decode(&watch_bytes)?;
+    let watch = WalkWatch::decode(r.bytes(n)?)?;
     let count = r.varint()? as usize;
     let mut paths = Vec::with_capacity(count.min(1 << 16));
     for _ in 0..count {
@@ -1382,7 +1378,7 @@ fn load_refs(
 
 /// Ranks as stored: symbol (or file) id → rank.
 pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
-    decode_sorted_ranks(data).into_iter().collect()
+    SortedRanks::decode(data).iter().collect()
 }
 
 /// Stored ranks in ascending id order, looked up by binary search: a search, a map or `show`
@@ -1403,7 +1399,7 @@ impl SortedRanks {
         let mut id = 0i64;
         for _ in 0..n {
             let (Some(delta), Some(rank)) = (r.varint(), r.f32()) else {
-                // As `decode_sorted_ranks`: a blob that does not decode gives no ranks.
+                // A blob that does not decode gives no ranks.
                 return SortedRanks {
                     ids: Vec::new(),
                     ranks: Vec::new(),
@@ -1454,26 +1450,6 @@ impl SortedRanks {
         });
         head.into_iter().chain(rest).map(|(id, _)| id)
     }
-}
-
-/// Ranks as stored, in ascending id order (as [`encode_ranks`] writes them): a search looks up
-/// a few hundred ids by binary search, which is cheaper than hashing all of them (300 k on a
-/// large tree).
-pub(crate) fn decode_sorted_ranks(data: &[u8]) -> Vec<(i64, f64)> {
-    let mut r = Reader::new(data);
-    let Some(n) = r.varint() else {
-        return Vec::new();
-    };
-    let mut out = Vec::with_capacity((n as usize).min(data.len()));
-    let mut id = 0i64;
-    for _ in 0..n {
-        let (Some(delta), Some(rank)) = (r.varint(), r.f32()) else {
-            return Vec::new();
-        };
-        id += delta as i64;
-        out.push((id, f64::from(rank)));
-    }
-    out
 }
 
 fn encode_ranks(mut ranks: Vec<(i64, f64)>) -> Vec<u8> {

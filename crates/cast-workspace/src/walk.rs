@@ -83,19 +83,25 @@ impl WalkOptions {
         if respect {
             builder.add_custom_ignore_filename(".rgignore");
             if !in_git_repository(root) {
-                let excluded_sink = excluded;
                 builder.filter_entry(move |entry| {
                     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                     // The root itself is always walked, whatever its name.
-                    let excluded = is_dir && entry.depth() > 0 && is_default_exclude(entry.path());
-                    if excluded
-                        && let Some(sink) = &excluded_sink
-                        && is_virtualenv(entry.path())
+                    if !is_dir || entry.depth() == 0 {
+                        return true;
+                    }
+                    if is_excluded_name(entry.path()) {
+                        return false;
+                    }
+                    if !is_virtualenv(entry.path()) {
+                        return true;
+                    }
+                    // Left out for what it holds, not its name: a watch must know it.
+                    if let Some(sink) = &excluded
                         && let Ok(mut venvs) = sink.lock()
                     {
                         venvs.push(entry.path().to_path_buf());
                     }
-                    !excluded
+                    false
                 });
             }
         }
@@ -103,11 +109,12 @@ impl WalkOptions {
     }
 }
 
-fn is_default_exclude(dir: &Path) -> bool {
+/// Whether `dir` is left out by its name (one of [`DEFAULT_EXCLUDES`]); virtualenvs are left
+/// out by what they hold ([`is_virtualenv`]).
+fn is_excluded_name(dir: &Path) -> bool {
     dir.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|name| DEFAULT_EXCLUDES.contains(&name))
-        || is_virtualenv(dir)
 }
 
 /// Whether `dir` is a Python virtual environment (it holds `pyvenv.cfg`, PEP 405).
