@@ -14,8 +14,9 @@ use crate::{Exit, Out};
 /// identifiers written in the query (`Session.send`, `parse_header`, `client.py`) are looked up
 /// exactly, personalised PageRank over the import and call graphs credits what the best hits
 /// use, in a git repository the files changed by the past commits whose messages best match
-/// the query get credit, and tests, examples and stubs are demoted (less when the query is
-/// about them). See docs/analyzer.md for every weight.
+/// the query get credit (and files that changed often lately a little), and tests, examples,
+/// stubs and installed third-party code (`site-packages/`, `node_modules/`) are demoted (less
+/// when the query is about them or names the package). See docs/analyzer.md for every weight.
 ///
 /// With --files: the best files, `PATH  — DOC  (matching symbols)  past commit: "SUBJECT"
 /// [SCORE]` (the past commit when the history counted). Without: the best symbols,

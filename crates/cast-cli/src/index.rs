@@ -15,7 +15,9 @@ use crate::{Exit, Out};
 /// Only what changed since the last run is re-parsed (files are compared by size and mtime,
 /// then by content hash); deleted files are dropped. Every other analysis command (map, show,
 /// find) refreshes the index itself, so running this first is optional: it is for building a
-/// large index ahead of time, with a progress bar.
+/// large index ahead of time, with a progress bar. This command always walks the tree; the
+/// others check the files without walking while no folder and no ignore file changed since
+/// the last walk.
 ///
 /// Prints one summary line (with --json, one JSON object with every count and the time).
 #[derive(Debug, clap::Args)]
