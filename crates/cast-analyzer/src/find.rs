@@ -743,7 +743,7 @@ impl Index {
             .score_candidate_symbols(
                 &candidates,
                 terms,
-                &[
+                [
                     W_SYM_NAME,
                     W_SYM_CONTEXT,
                     W_SYM_SIGNATURE,

@@ -18,6 +18,8 @@ use crate::store::{FileTerms, SymbolTerms};
 
 /// How often one term may repeat in a file's body field.
 const FILE_BODY_CAP: u32 = 4;
+/// Longer terms are left out of bags (a long joined identifier is nearly always generated data).
+pub(crate) const MAX_BAG_TERM: usize = 40;
 /// Characters of a docstring that are indexed.
 const DOC_CHARS: usize = 4000;
 
@@ -285,7 +287,7 @@ pub(crate) fn bag_string(text: &str, cap: u32) -> String {
     // term → (first occurrence, count); one allocation per distinct term.
     let mut seen: FxHashMap<Box<str>, (u32, u32)> = FxHashMap::default();
     terms(text, |t| {
-        if t.len() > 40 {
+        if t.len() > MAX_BAG_TERM {
             return;
         }
         if let Some(e) = seen.get_mut(t) {
@@ -309,25 +311,36 @@ pub(crate) fn bag_string(text: &str, cap: u32) -> String {
     out
 }
 
-/// The indexed fields of one definition; `context_path` is [`terms_string`] of its module path.
+/// The text of each stored column of a definition, before it is cut into terms: its name, the
+/// names enclosing it (`Outer.method` → `Outer`), its parameters, and the start of its
+/// docstring. The stored table and the second stage ([`crate::bodies`]) both read them here.
+pub(crate) fn symbol_field_texts<'a>(
+    name: &'a str,
+    qualname: &'a str,
+    signature: &'a str,
+    docstring: Option<&'a str>,
+) -> [&'a str; 4] {
+    [
+        name,
+        qualname.rsplit_once('.').map_or("", |(p, _)| p),
+        signature.split_once('(').map_or("", |(_, p)| p),
+        prefix(docstring.unwrap_or(""), DOC_CHARS),
+    ]
+}
+
+/// The indexed fields of one definition.
 pub(crate) fn symbol_terms(
-    context_path: &str,
     name: &str,
     qualname: &str,
     signature: &str,
     docstring: Option<&str>,
 ) -> SymbolTerms {
-    let parents = qualname.rsplit_once('.').map_or("", |(p, _)| p);
-    let params = signature.split_once('(').map_or("", |(_, p)| p);
+    let [name, context, signature, doc] = symbol_field_texts(name, qualname, signature, docstring);
     SymbolTerms {
         name: terms_string(name),
-        context: if context_path.is_empty() {
-            terms_string(parents)
-        } else {
-            format!("{context_path} {}", terms_string(parents))
-        },
-        signature: terms_string(params),
-        doc: terms_string(prefix(docstring.unwrap_or(""), DOC_CHARS)),
+        context: terms_string(context),
+        signature: terms_string(signature),
+        doc: terms_string(doc),
     }
 }
 
@@ -336,10 +349,14 @@ pub(crate) fn module_path(rel: &str) -> &str {
     rel.rsplit_once('.').map_or(rel, |(stem, _)| stem)
 }
 
-/// The distinct terms of each definition's own lines — its span without the spans of the
-/// definitions nested in it — as one string per definition. `spans` are `(start byte, end byte,
-/// index of the parent in spans)`, as the parser reports them.
-pub(crate) fn own_bodies(text: &str, spans: &[(usize, usize, Option<usize>)]) -> Vec<String> {
+/// Each definition's own lines — its span without the spans of the definitions nested in it —
+/// as pieces of `text`. `spans` are `(start byte, end byte, index of the parent in spans)`, as
+/// the parser reports them; spans past the end of a changed file are cut to it, and a piece that
+/// would not start and end on a character is left out.
+pub(crate) fn own_pieces<'t>(
+    text: &'t str,
+    spans: &[(usize, usize, Option<usize>)],
+) -> Vec<Vec<&'t str>> {
     let mut children: Vec<Vec<(usize, usize)>> = vec![Vec::new(); spans.len()];
     for &(start, end, parent) in spans {
         if let Some(p) = parent.and_then(|p| children.get_mut(p)) {
@@ -350,21 +367,20 @@ pub(crate) fn own_bodies(text: &str, spans: &[(usize, usize, Option<usize>)]) ->
         .iter()
         .zip(children)
         .map(|(&(start, end, _), mut kids)| {
-            let mut own = String::new();
+            let mut own = Vec::with_capacity(kids.len() + 1);
             let mut at = start.min(text.len());
             let end = end.min(text.len());
             kids.sort_unstable();
             for (ks, ke) in kids {
                 if let Some(piece) = text.get(at..ks.clamp(at, end)) {
-                    own.push_str(piece);
-                    own.push('\n');
+                    own.push(piece);
                 }
                 at = at.max(ke.min(end));
             }
             if let Some(piece) = text.get(at..end) {
-                own.push_str(piece);
+                own.push(piece);
             }
-            bag_string(&own, 1)
+            own
         })
         .collect()
 }
@@ -396,15 +412,7 @@ pub(crate) fn search_terms(
     let symbols = parsed
         .symbols
         .iter()
-        .map(|s| {
-            symbol_terms(
-                "",
-                &s.name,
-                &s.qualname,
-                &s.signature,
-                s.docstring.as_deref(),
-            )
-        })
+        .map(|s| symbol_terms(&s.name, &s.qualname, &s.signature, s.docstring.as_deref()))
         .collect();
     (file, symbols)
 }
@@ -535,20 +543,28 @@ mod tests {
     }
 
     #[test]
-    fn own_bodies_leave_out_nested_definitions() {
+    fn own_pieces_leave_out_nested_definitions() {
         let text =
             "class Till:\n    alpha = 1\n    def open(self):\n        return beta\n    gamma = 2\n";
         let class_end = text.len();
         let open_start = text.find("    def open").unwrap();
         let open_end = text.find("    gamma").unwrap();
-        let bodies = own_bodies(
+        let pieces = own_pieces(
             text,
             &[(0, class_end, None), (open_start, open_end, Some(0))],
         );
-        assert_eq!(bodies[0], "class till alpha gamma");
-        assert_eq!(bodies[1], "def open self return beta");
+        assert_eq!(
+            pieces[0],
+            vec!["class Till:\n    alpha = 1\n", "    gamma = 2\n"]
+        );
+        assert_eq!(
+            pieces[1],
+            vec!["    def open(self):\n        return beta\n"]
+        );
         // Spans past the end of a changed file are cut, not a panic.
-        assert_eq!(own_bodies("x", &[(5, 90, None)]), vec![String::new()]);
+        assert_eq!(own_pieces("x", &[(5, 90, None)]), vec![vec![""]]);
+        // A span that would cut a character in two gives no piece rather than a panic.
+        assert_eq!(own_pieces("é", &[(0, 1, None)]), vec![Vec::<&str>::new()]);
     }
 
     #[test]
