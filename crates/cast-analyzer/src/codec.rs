@@ -19,7 +19,26 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// Reads back what [`put_varint`] and [`put_str`] wrote.
+/// Writes sorted strings front-coded: each as the length of the prefix it shares with the one
+/// before and the rest (paths in walk order share most of their bytes with their neighbour).
+/// [`Reader::front_coded`] reads them back.
+pub(crate) fn put_front_coded<'s>(
+    out: &mut Vec<u8>,
+    strings: impl ExactSizeIterator<Item = &'s str>,
+) {
+    put_varint(out, strings.len() as u64);
+    let mut prev: &[u8] = &[];
+    for s in strings {
+        let s = s.as_bytes();
+        let shared = prev.iter().zip(s).take_while(|(a, b)| a == b).count();
+        put_varint(out, shared as u64);
+        put_varint(out, (s.len() - shared) as u64);
+        out.extend_from_slice(&s[shared..]);
+        prev = s;
+    }
+}
+
+/// Reads back what [`put_varint`], [`put_str`] and [`put_front_coded`] wrote.
 pub(crate) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -77,6 +96,25 @@ impl<'a> Reader<'a> {
     pub(crate) fn str(&mut self) -> Option<&'a str> {
         let len = self.varint()? as usize;
         std::str::from_utf8(self.bytes(len)?).ok()
+    }
+
+    /// Strings written by [`put_front_coded`]; `None` if they do not read (a shared prefix
+    /// longer than the string before, bytes that are not UTF-8, the data ending early).
+    pub(crate) fn front_coded(&mut self) -> Option<Vec<String>> {
+        let count = self.varint()? as usize;
+        // Each string takes at least two bytes: a corrupt count cannot allocate beyond the data.
+        let mut out: Vec<String> = Vec::with_capacity(count.min(self.data.len() / 2));
+        for _ in 0..count {
+            let shared = self.varint()? as usize;
+            let len = self.varint()? as usize;
+            let rest = self.bytes(len)?;
+            let prev = out.last().map_or(&[][..], |p| p.as_bytes());
+            let mut s = Vec::with_capacity(shared.checked_add(len)?);
+            s.extend_from_slice(prev.get(..shared)?);
+            s.extend_from_slice(rest);
+            out.push(String::from_utf8(s).ok()?);
+        }
+        Some(out)
     }
 }
 
@@ -265,6 +303,27 @@ pub(crate) fn decode_symtab(data: &[u8]) -> Option<Vec<SymtabEntry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn front_coded_strings_round_trip_and_refuse_what_does_not_read() {
+        let paths = ["a/b/c.py", "a/b/d.py", "a/bé/x.py", "a/bé/y.py", "b.py", ""];
+        let mut out = Vec::new();
+        put_front_coded(&mut out, paths.iter().copied());
+        let plain: usize = paths.iter().map(|p| p.len() + 1).sum();
+        assert!(out.len() < plain, "{} bytes for {plain}", out.len());
+        let mut r = Reader::new(&out);
+        assert_eq!(r.front_coded().unwrap(), paths);
+        assert!(r.at_end());
+        // A shared prefix longer than the string before, a prefix ending inside a character,
+        // a count past the data: refused, not a panic.
+        for bad in [
+            vec![1, 3, 1, b'x'],
+            vec![2, 0, 2, 0xc3, 0xa9, 1, 0],
+            vec![200, 0, 0],
+        ] {
+            assert_eq!(Reader::new(&bad).front_coded(), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn imports_and_refs_round_trip() {

@@ -146,7 +146,10 @@ impl WatchRecorder {
         if options.follow_links {
             return None;
         }
-        let folders = self.folders.into_inner().ok()?;
+        let mut folders = self.folders.into_inner().ok()?;
+        // The walk's threads note folders in any order; sorted, each shares most of its path
+        // with the one before, which the encoding saves.
+        folders.sort_unstable();
         let since_ns = self
             .started
             .duration_since(UNIX_EPOCH)
@@ -299,21 +302,19 @@ impl WalkWatch {
         self.entries.is_empty()
     }
 
-    /// The watch as bytes, for storing; [`WalkWatch::decode`] reads them back.
+    /// The watch as bytes, for storing; [`WalkWatch::decode`] reads them back. Each path is
+    /// written as the length of the prefix it shares with the path before and the rest: the
+    /// folders are sorted, so most of a path is its neighbour's.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let put_path = |out: &mut Vec<u8>, path: &Path| {
-            let p = path.to_string_lossy();
-            out.extend_from_slice(&(p.len() as u64).to_le_bytes());
-            out.extend_from_slice(p.as_bytes());
-        };
+        let mut out = vec![FORMAT];
         out.extend_from_slice(&(self.configs.len() as u64).to_le_bytes());
+        let mut prev = Vec::new();
         for c in &self.configs {
-            put_path(&mut out, c);
+            prev = put_path(&mut out, &prev, c);
         }
         out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
         for (path, how, stamp) in &self.entries {
-            put_path(&mut out, path);
+            prev = put_path(&mut out, &prev, path);
             out.push(match how {
                 Watched::Full => 0,
                 Watched::Presence => 1,
@@ -344,6 +345,20 @@ impl WalkWatch {
     }
 }
 
+/// The first byte of [`WalkWatch::encode`]'s bytes: another layout is not read.
+const FORMAT: u8 = 2;
+
+/// Writes `path` as the length of the prefix it shares with `prev` and the rest (each a `u32`,
+/// little-endian), and gives its bytes, the next path's `prev`.
+fn put_path(out: &mut Vec<u8>, prev: &[u8], path: &Path) -> Vec<u8> {
+    let p = path.to_string_lossy().into_owned().into_bytes();
+    let shared = prev.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    out.extend_from_slice(&(shared as u32).to_le_bytes());
+    out.extend_from_slice(&((p.len() - shared) as u32).to_le_bytes());
+    out.extend_from_slice(&p[shared..]);
+    p
+}
+
 /// [`WalkWatch::decode`].
 fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
     struct Bytes<'a> {
@@ -362,9 +377,16 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
         fn byte(&mut self) -> Option<u8> {
             Some(self.take(1)?[0])
         }
-        fn path(&mut self) -> Option<PathBuf> {
-            let n = usize::try_from(self.u64()?).ok()?;
-            Some(PathBuf::from(std::str::from_utf8(self.take(n)?).ok()?))
+        fn u32(&mut self) -> Option<usize> {
+            usize::try_from(u32::from_le_bytes(self.take(4)?.try_into().ok()?)).ok()
+        }
+        /// A path written by [`put_path`] after `prev`'s bytes.
+        fn path(&mut self, prev: &[u8]) -> Option<Vec<u8>> {
+            let shared = self.u32()?;
+            let rest = self.u32()?;
+            let mut p = prev.get(..shared)?.to_vec();
+            p.extend_from_slice(self.take(rest)?);
+            Some(p)
         }
         /// A count of items of at least `min` bytes each, no more than the bytes left allow.
         fn count(&mut self, min: usize) -> Option<usize> {
@@ -373,15 +395,22 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
         }
     }
     let mut b = Bytes { data: bytes, at: 0 };
+    if b.byte()? != FORMAT {
+        return None;
+    }
+    let as_path = |p: &[u8]| Some(PathBuf::from(std::str::from_utf8(p).ok()?));
     let n = b.count(8)?;
     let mut configs = Vec::with_capacity(n);
+    let mut prev = Vec::new();
     for _ in 0..n {
-        configs.push(b.path()?);
+        prev = b.path(&prev)?;
+        configs.push(as_path(&prev)?);
     }
     let n = b.count(10)?;
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
-        let path = b.path()?;
+        prev = b.path(&prev)?;
+        let path = as_path(&prev)?;
         let how = match b.byte()? {
             0 => Watched::Full,
             1 => Watched::Presence,
@@ -474,7 +503,26 @@ mod tests {
         assert_eq!(WalkWatch::decode(&watch.encode()[1..]), None);
         assert_eq!(WalkWatch::decode(b""), None);
         // A count that the bytes cannot hold is refused before anything is allocated for it.
-        assert_eq!(WalkWatch::decode(&u64::MAX.to_le_bytes()), None);
+        let mut huge = vec![FORMAT];
+        huge.extend_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(WalkWatch::decode(&huge), None);
+        // Another layout (the first one had no format byte) is not read.
+        let mut other = watch.encode();
+        other[0] = FORMAT + 1;
+        assert_eq!(WalkWatch::decode(&other), None);
+        // The sorted folders share prefixes: the bytes are well under the paths' own length.
+        let plain: usize = watch
+            .entries
+            .iter()
+            .map(|(p, _, _)| p.as_os_str().len())
+            .sum();
+        assert!(watch.encode().len() < plain + 40 * watch.len(), "{watch:?}");
+        // A path that claims more of the one before than there is: refused, not a panic.
+        let mut bad = vec![FORMAT];
+        bad.extend_from_slice(&1u64.to_le_bytes());
+        bad.extend_from_slice(&5u32.to_le_bytes());
+        bad.extend_from_slice(&0u32.to_le_bytes());
+        assert_eq!(WalkWatch::decode(&bad), None);
     }
 
     #[test]
