@@ -83,7 +83,7 @@ impl Index {
         let names = self.symbol_names()?;
         let mut stmt = self
             .conn
-            .prepare("SELECT path, edges FROM files WHERE edges IS NOT NULL ORDER BY path")
+            .prepare("SELECT path, edges FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL ORDER BY path")
             .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {

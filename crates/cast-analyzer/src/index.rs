@@ -517,14 +517,11 @@ impl Writer<'_> {
             parsed.and_then(|p| p.description.as_deref()),
             flags,
             error,
-            iface,
-            imports,
-            refs,
         ];
         let id = match old {
             Some(id) => {
                 let mut stmt = self.conn.prepare_cached(
-                    "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, iface=?10, imports=?11, refs=?12, edges=NULL, deps=NULL WHERE id=?13",
+                    "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, deps=NULL WHERE id=?10",
                 )?;
                 let mut all: Vec<&dyn rusqlite::ToSql> = values.to_vec();
                 all.push(&id);
@@ -534,12 +531,18 @@ impl Writer<'_> {
             }
             None => {
                 let mut stmt = self.conn.prepare_cached(
-                    "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error, iface, imports, refs) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+                    "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
                 )?;
                 stmt.execute(values)?;
                 self.conn.last_insert_rowid()
             }
         };
+        // The parse products, afresh; the edges are resolved later.
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO file_data(id, iface, imports, refs) VALUES (?1,?2,?3,?4)",
+            )?
+            .execute(params![id, iface, imports, refs])?;
         if let Some(b) = blobs {
             store::insert_file_terms(self.conn, id, &b.file_terms)?;
         }
@@ -647,7 +650,7 @@ impl Writer<'_> {
             })
             .collect();
         self.conn
-            .prepare_cached("UPDATE files SET symtab=?1 WHERE id=?2")?
+            .prepare_cached("UPDATE file_data SET symtab=?1 WHERE id=?2")?
             .execute(params![codec::encode_symtab(&entries), file_id])?;
         Ok(())
     }
@@ -941,7 +944,9 @@ impl Index {
         let mut to_read: Vec<Listed> = Vec::new();
         {
             let mut stmt = conn
-                .prepare_cached("SELECT hash, iface FROM files WHERE id = ?1")
+                .prepare_cached(
+                    "SELECT hash, iface FROM files LEFT JOIN file_data USING (id) WHERE id = ?1",
+                )
                 .map_err(&err)?;
             for item in listed {
                 let o = old.get_mut(&item.rel);
@@ -1018,7 +1023,7 @@ impl Index {
                         }
                         if let Some(p) = prev {
                             let before: Option<(Vec<u8>, Vec<u8>)> = conn
-                                .prepare_cached("SELECT edges, deps FROM files WHERE id=?1")
+                                .prepare_cached("SELECT edges, deps FROM files LEFT JOIN file_data USING (id) WHERE id=?1")
                                 .and_then(|mut s| {
                                     s.query_row([p.id], |r| {
                                         Ok((
@@ -1114,8 +1119,11 @@ impl Index {
             catalog.resolve_files(&refs);
             let mut graph_changed = structure_changed || report.cold;
             {
-                let mut stmt = conn
-                    .prepare_cached("UPDATE files SET edges=?1, deps=?2 WHERE id=?3")
+                let mut set_edges = conn
+                    .prepare_cached("UPDATE file_data SET edges=?1 WHERE id=?2")
+                    .map_err(&err)?;
+                let mut set_deps = conn
+                    .prepare_cached("UPDATE files SET deps=?1 WHERE id=?2")
                     .map_err(&err)?;
                 for (f, _) in &refs {
                     let edges = catalog.encode_edges(*f);
@@ -1124,8 +1132,9 @@ impl Index {
                     if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
                         graph_changed = true;
                     }
-                    stmt.execute(params![edges, deps, catalog.files[*f as usize].id])
-                        .map_err(&err)?;
+                    let id = catalog.files[*f as usize].id;
+                    set_edges.execute(params![edges, id]).map_err(&err)?;
+                    set_deps.execute(params![deps, id]).map_err(&err)?;
                 }
             }
             report.phases.resolve = lap(&mut phase);
@@ -1226,6 +1235,10 @@ impl Index {
             .conn
             .prepare_cached("DELETE FROM files WHERE id=?1")
             .map_err(&err)?;
+        let mut del_data = self
+            .conn
+            .prepare_cached("DELETE FROM file_data WHERE id=?1")
+            .map_err(&err)?;
         let mut del_syms = self
             .conn
             .prepare_cached("DELETE FROM symbols WHERE file_id=?1")
@@ -1248,6 +1261,7 @@ impl Index {
             store::delete_file_terms(&self.conn, f.id).map_err(&err)?;
             del_syms.execute([f.id]).map_err(&err)?;
             del_file.execute([f.id]).map_err(&err)?;
+            del_data.execute([f.id]).map_err(&err)?;
             deleted += 1;
         }
         Ok(deleted)
@@ -1286,7 +1300,7 @@ pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<C
     let mut blobs: Vec<GraphBlobs> = Vec::new();
     {
         let mut stmt = conn.prepare(
-            "SELECT id, path, language, imports, edges, deps, symtab FROM files ORDER BY id",
+            "SELECT id, path, language, imports, edges, deps, symtab FROM files LEFT JOIN file_data USING (id) ORDER BY id",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -1363,7 +1377,7 @@ fn load_refs(
     cat: &Catalog,
     ids: &[i64],
 ) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
-    let mut stmt = conn.prepare_cached("SELECT refs FROM files WHERE id=?1")?;
+    let mut stmt = conn.prepare_cached("SELECT refs FROM file_data WHERE id=?1")?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let Some(&f) = cat.file_by_id.get(id) else {

@@ -439,7 +439,7 @@ impl Index {
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob: Option<Vec<u8>> = self
                 .conn
-                .prepare_cached("SELECT edges FROM files WHERE id = ?1")
+                .prepare_cached("SELECT edges FROM file_data WHERE id = ?1")
                 .and_then(|mut st| st.query_row([file_id], |r| r.get(0)).optional())
                 .map_err(db_err(&self.db_path))?
                 .flatten();

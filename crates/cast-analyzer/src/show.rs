@@ -426,7 +426,7 @@ impl Index {
         };
         let mut stmt = self
             .conn
-            .prepare("SELECT path, edges, id FROM files WHERE edges IS NOT NULL")
+            .prepare("SELECT path, edges, id FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL")
             .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {

