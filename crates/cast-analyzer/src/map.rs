@@ -705,7 +705,12 @@ impl Index {
         let mut misses = 0;
         let candidates = first.iter().copied().chain(sym_ranks.best_first());
         for id in candidates {
-            if shown_syms.contains(&id) || misses > 200 {
+            // After 200 symbols that did not fit, the budget is spent: the rest of the ranking
+            // (every symbol of the tree, sorted only when it is read this far) is not read.
+            if misses > 200 {
+                break;
+            }
+            if shown_syms.contains(&id) {
                 continue;
             }
             let Some(info) = self.sym_info(id)? else {
@@ -807,26 +812,26 @@ impl Index {
             }
         }
         // Files without a shown symbol, by rank (or, with a trace, every file that ran).
-        let mut rest: Vec<&FileInfo> = files
-            .values()
-            .filter(|f| !shown_files.contains_key(&f.id) && allowed(f.id))
-            .collect();
+        // The focus's files first, then by rank, then by path; the keys are looked up once per
+        // file rather than at every comparison.
         let focus_pos = |id: i64| {
             focus_files
                 .iter()
                 .position(|f| *f == id)
                 .unwrap_or(usize::MAX)
         };
-        rest.sort_by(|a, b| {
-            let by_focus = focus_pos(a.id).cmp(&focus_pos(b.id));
-            if by_focus != std::cmp::Ordering::Equal {
-                return by_focus;
-            }
-            let ra = file_ranks.get(&a.id).copied().unwrap_or(0.0);
-            let rb = file_ranks.get(&b.id).copied().unwrap_or(0.0);
-            rb.total_cmp(&ra).then(a.path.cmp(&b.path))
+        let mut rest: Vec<(usize, f64, &FileInfo)> = files
+            .values()
+            .filter(|f| !shown_files.contains_key(&f.id) && allowed(f.id))
+            .map(|f| {
+                let rank = file_ranks.get(&f.id).copied().unwrap_or(0.0);
+                (focus_pos(f.id), rank, f)
+            })
+            .collect();
+        rest.sort_by(|(fa, ra, a), (fb, rb, b)| {
+            fa.cmp(fb).then(rb.total_cmp(ra)).then(a.path.cmp(&b.path))
         });
-        for f in rest {
+        for (_, _, f) in rest {
             let mf = make_file(f);
             let mut cost = estimate_tokens(&file_line(&mf));
             if !dirs.contains(dir_of(&f.path)) {
