@@ -298,6 +298,7 @@ mod tests {
 struct FileInfo {
     id: i64,
     path: String,
+    /// The module docstring as stored; shortened only for the files a map shows.
     description: Option<String>,
     lines: u32,
     deps: Vec<i64>,
@@ -372,10 +373,7 @@ impl Index {
                 Ok(FileInfo {
                     id: r.get(0)?,
                     path: r.get(1)?,
-                    description: r
-                        .get::<_, Option<String>>(2)?
-                        .map(|d| short_description(&d))
-                        .filter(|d| !d.is_empty()),
+                    description: r.get(2)?,
                     lines: r.get(3)?,
                     deps: deps
                         .and_then(|d| decode_deps_raw(&d))
@@ -662,7 +660,11 @@ impl Index {
         let make_file = |f: &FileInfo| MapFile {
             path: f.path.clone(),
             rank: file_ranks.get(&f.id).copied().unwrap_or(0.0),
-            description: f.description.clone(),
+            description: f
+                .description
+                .as_deref()
+                .map(short_description)
+                .filter(|d| !d.is_empty()),
             lines: f.lines,
             imports: dep_names(f),
             calls: traced.then(|| file_calls.get(&f.id).copied().unwrap_or(0)),
@@ -832,6 +834,16 @@ impl Index {
             fa.cmp(fb).then(rb.total_cmp(ra)).then(a.path.cmp(&b.path))
         });
         for (_, _, f) in rest {
+            // Its line holds at least "  NAME\n": a file that cannot fit even so is passed
+            // over without building its line.
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            let mut least = (name.len() + 3).div_ceil(4);
+            if !dirs.contains(dir_of(&f.path)) {
+                least += estimate_tokens(dir_of(&f.path)) + 1;
+            }
+            if used + least > budget {
+                continue;
+            }
             let mf = make_file(f);
             let mut cost = estimate_tokens(&file_line(&mf));
             if !dirs.contains(dir_of(&f.path)) {
