@@ -733,7 +733,24 @@ impl Index {
             // Built just now.
             return query(&index);
         }
-        let walk = match &options.walk {
+        index.query_fresh(options.walk.as_ref(), progress, query)
+    }
+
+    /// Answers `query` from this open index as a refresh followed by the query would (see
+    /// [`Self::query_current`]), walking with `walk` or, if `None`, as the index was last built.
+    /// A process that answers many queries (an MCP server, an agent) keeps the index open and
+    /// asks here: its connection, memory map and page cache stay warm between queries.
+    pub fn query_fresh<T, E>(
+        &mut self,
+        walk: Option<&WalkOptions>,
+        progress: &mut dyn FnMut(Progress),
+        mut query: impl FnMut(&Index) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E>
+    where
+        E: From<AnalyzerError>,
+    {
+        let index = self;
+        let walk = match walk {
             Some(w) => w.clone(),
             None => index.stored_walk().unwrap_or_default(),
         };
@@ -758,7 +775,7 @@ impl Index {
                 }
                 (listing, current)
             });
-            let answer = query(&index);
+            let answer = query(index);
             match check.join() {
                 Ok((listing, current)) => (answer, Some(listing), current),
                 Err(_) => (answer, None, false),
@@ -768,7 +785,7 @@ impl Index {
             return answer;
         }
         index.refresh_listed(&walk, progress, listing)?;
-        query(&index)
+        query(index)
     }
 
     /// The walk options the index was last built with.

@@ -1,7 +1,7 @@
 //! Understanding: `analyze_repository` (L1), `get_skeleton` (L2), `show_symbol` (L3) and
 //! `find_symbol`, over cast-analyzer's index of the workspace.
 
-use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions};
+use cast_analyzer::{AnalyzerError, FindMode, Index, MapOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -17,14 +17,14 @@ fn query_index<T>(
     tool: &str,
     mut query: impl FnMut(&Index) -> Result<T, AnalyzerError>,
 ) -> Result<Result<T, AnalyzerError>, ToolError> {
-    let options = IndexOptions::default();
-    Index::query_current(ctx.workspace.root(), &options, &mut |_| {}, |index| {
-        Ok::<_, AnalyzerError>(query(index))
-    })
-    .map_err(|e| ToolError::Failed {
-        tool: tool.to_owned(),
-        message: relative_paths(ctx, &e.to_string()),
-    })
+    ctx.index
+        .query(ctx.workspace.root(), |index| {
+            Ok::<_, AnalyzerError>(query(index))
+        })
+        .map_err(|e| ToolError::Failed {
+            tool: tool.to_owned(),
+            message: relative_paths(ctx, &e.to_string()),
+        })
 }
 
 /// Errors about the question (an unknown symbol, an empty query) are refusals the model can

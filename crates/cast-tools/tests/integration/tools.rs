@@ -275,3 +275,96 @@ fn regression_an_edit_breaking_the_syntax_is_reported_to_the_model() {
         out.data
     );
 }
+
+/// The index stays open between calls of one context (and its clones), and still answers as
+/// the files are now: an edit between two calls is seen, and so is the database being deleted
+/// or replaced under it.
+#[test]
+fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
+    let (dir, ctx, registry) = workspace();
+    let names = |ctx: &ToolContext| -> String {
+        let out = registry
+            .call(
+                ctx,
+                "find_symbol",
+                json!({"query": "main parse_invoice", "top": 5}),
+            )
+            .unwrap();
+        assert_eq!(out.status, Status::Ok, "{}", out.text);
+        out.text
+    };
+    let first = names(&ctx);
+    assert!(first.contains("main"), "{first}");
+    assert!(!first.contains("parse_invoice"), "{first}");
+    // An edit made outside the tools, between two calls.
+    std::fs::write(
+        dir.path().join("billing.py"),
+        "def parse_invoice(text):\n    return text\n",
+    )
+    .unwrap();
+    let clone = ctx.clone();
+    assert!(names(&clone).contains("parse_invoice"));
+    // The database deleted under the open index: rebuilt, not read from the deleted file.
+    std::fs::remove_dir_all(dir.path().join(".cast")).unwrap();
+    std::fs::write(
+        dir.path().join("billing.py"),
+        "def parse_receipt(text):\n    return text\n",
+    )
+    .unwrap();
+    let out = registry
+        .call(
+            &ctx,
+            "find_symbol",
+            json!({"query": "parse_receipt", "top": 5}),
+        )
+        .unwrap();
+    assert!(out.text.contains("parse_receipt"), "{}", out.text);
+    assert!(dir.path().join(".cast/index.sqlite").exists());
+    // Replaced by another file of another tree's index: the new file is read.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(
+        other.path().join("ledger.py"),
+        "def close_ledger():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ledger.py"),
+        "def close_ledger():\n    pass\n",
+    )
+    .unwrap();
+    cast_analyzer::Index::open(other.path()).unwrap();
+    std::fs::rename(
+        other.path().join(".cast/index.sqlite"),
+        dir.path().join(".cast/index.sqlite.new"),
+    )
+    .unwrap();
+    std::fs::rename(
+        dir.path().join(".cast/index.sqlite.new"),
+        dir.path().join(".cast/index.sqlite"),
+    )
+    .unwrap();
+    let out = registry
+        .call(
+            &ctx,
+            "find_symbol",
+            json!({"query": "close_ledger parse_receipt", "top": 5}),
+        )
+        .unwrap();
+    assert!(out.text.contains("close_ledger"), "{}", out.text);
+    assert!(out.text.contains("parse_receipt"), "{}", out.text);
+    // The refresh went into the file now at the path (the other tree's had no parse_receipt),
+    // not into the one the index had open before.
+    let options = cast_analyzer::IndexOptions {
+        refresh: cast_analyzer::Refresh::Never,
+        ..cast_analyzer::IndexOptions::default()
+    };
+    let on_disk = cast_analyzer::Index::open_with(dir.path(), &options, &mut |_| {}).unwrap();
+    let found = on_disk.find("parse_receipt", 5).unwrap();
+    assert!(
+        found
+            .symbols
+            .iter()
+            .any(|h| h.qualname.as_deref() == Some("parse_receipt")),
+        "{found:?}"
+    );
+}
