@@ -749,13 +749,12 @@ impl Index {
     where
         E: From<AnalyzerError>,
     {
-        let index = self;
         let walk = match walk {
             Some(w) => w.clone(),
-            None => index.stored_walk().unwrap_or_default(),
+            None => self.stored_walk().unwrap_or_default(),
         };
         let (answer, listing, current) = std::thread::scope(|scope| {
-            let (root, registry, db) = (&index.root, &index.registry, &index.db_path);
+            let (root, registry, db) = (&self.root, &self.registry, &self.db_path);
             let walk = &walk;
             let check = scope.spawn(move || {
                 let Ok(conn) = store::connect(db) else {
@@ -775,7 +774,7 @@ impl Index {
                 }
                 (listing, current)
             });
-            let answer = query(index);
+            let answer = query(self);
             match check.join() {
                 Ok((listing, current)) => (answer, Some(listing), current),
                 Err(_) => (answer, None, false),
@@ -784,8 +783,8 @@ impl Index {
         if current {
             return answer;
         }
-        index.refresh_listed(&walk, progress, listing)?;
-        query(index)
+        self.refresh_listed(&walk, progress, listing)?;
+        query(self)
     }
 
     /// The walk options the index was last built with.
@@ -1688,13 +1687,7 @@ mod tests {
         let mut index = Index::open(root).unwrap();
         // Opening made `.cast/` in the root just now: the walk that built the index came too
         // soon after that change to be watched. Once everything is old, a refresh stores one.
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        for p in ["pkg/a.py", "pkg", ""] {
-            std::fs::File::open(root.join(p))
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
+        cast_test_support::age_tree(root);
         let walk = WalkOptions::default();
         index.refresh(&walk, &mut |_| {}).unwrap();
         let listing = list_watched(&index.conn, root, &walk, &index.registry);

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
 use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
+use cast_test_support::age_tree;
 
 mod history;
 mod languages;
@@ -653,27 +654,6 @@ fn current_files(root: &Path, query: &str, runs: &mut usize) -> Vec<String> {
         Ok::<_, AnalyzerError>(found.files.into_iter().map(|f| f.path).collect())
     })
     .unwrap()
-}
-
-/// Sets the mtime of `dir`, of everything under it (but `.cast/`) an hour back, so that the next
-/// walk is not too close to a change to be watched.
-fn age_tree(dir: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.file_name().is_some_and(|n| n == ".cast") {
-            continue;
-        }
-        if path.is_dir() {
-            age_tree(&path);
-        } else {
-            std::fs::File::open(&path)
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
-    }
-    std::fs::File::open(dir).unwrap().set_modified(old).unwrap();
 }
 
 #[test]

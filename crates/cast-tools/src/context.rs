@@ -78,7 +78,7 @@ impl IndexCache {
     pub(crate) fn query<T>(
         &self,
         root: &Path,
-        query: impl FnMut(&cast_analyzer::Index) -> Result<T, cast_analyzer::AnalyzerError>,
+        mut query: impl FnMut(&cast_analyzer::Index) -> Result<T, cast_analyzer::AnalyzerError>,
     ) -> Result<T, cast_analyzer::AnalyzerError> {
         // A poisoned lock only means a tool call panicked while holding it: start afresh.
         let mut slot = self.0.lock().unwrap_or_else(|poisoned| {
@@ -86,31 +86,27 @@ impl IndexCache {
             *slot = None;
             slot
         });
-        if let Some(open) = slot.as_ref()
-            && file_id(open.index.db_path()) != open.file
-        {
-            *slot = None;
-        }
-        let mut query = query;
-        let open = match slot.take() {
-            Some(open) => open,
-            None => {
+        let mut open = match slot.take() {
+            Some(open) if file_id(open.index.db_path()) == open.file => open,
+            _ => {
                 let options = cast_analyzer::IndexOptions {
                     refresh: cast_analyzer::Refresh::IfMissing,
                     ..cast_analyzer::IndexOptions::default()
                 };
                 let index = cast_analyzer::Index::open_with(root, &options, &mut |_| {})?;
-                let file = file_id(index.db_path());
-                if index.report().is_some() {
+                let open = OpenIndex {
+                    file: file_id(index.db_path()),
+                    index,
+                };
+                if open.index.report().is_some() {
                     // Built just now: current by construction.
-                    let answer = query(&index);
-                    *slot = Some(OpenIndex { index, file });
+                    let answer = query(&open.index);
+                    *slot = Some(open);
                     return answer;
                 }
-                OpenIndex { index, file }
+                open
             }
         };
-        let mut open = open;
         let answer = open.index.query_fresh(None, &mut |_| {}, &mut query);
         if answer.is_ok() {
             *slot = Some(open);

@@ -438,21 +438,9 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs::File;
+    use cast_test_support::age_tree;
 
     /// Sets the mtime of `path` and of everything under it an hour back, so it is not racy.
-    fn age(path: &Path) {
-        let old = SystemTime::now() - Duration::from_secs(3600);
-        if path.is_dir() && !path.is_symlink() {
-            for entry in std::fs::read_dir(path).unwrap() {
-                age(&entry.unwrap().path());
-            }
-        }
-        if !path.is_symlink() {
-            File::open(path).unwrap().set_modified(old).unwrap();
-        }
-    }
-
     /// A walk of `root` with the default options, recorded.
     fn watch_of(root: &Path) -> Option<WalkWatch> {
         let options = WalkOptions::default();
@@ -476,7 +464,7 @@ mod tests {
         write(&root.join("pkg/a.py"), "a = 1\n");
         write(&root.join("pkg/sub/b.py"), "b = 1\n");
         write(&root.join("pkg/.ignore"), "skip.py\n");
-        age(root);
+        age_tree(root);
         dir
     }
 
@@ -484,7 +472,7 @@ mod tests {
     fn seen(what: &str, setup: impl Fn(&Path), watched_root: &str, change: impl Fn(&Path)) {
         let dir = tree();
         setup(dir.path());
-        age(dir.path());
+        age_tree(dir.path());
         let root = dir.path().join(watched_root);
         let watch = watch_of(&root).unwrap_or_else(|| panic!("{what}: not watched"));
         assert!(watch.unchanged(), "{what}: changed before the change");
@@ -603,7 +591,7 @@ mod tests {
         write(&dir.path().join("pkg/sub/new.py"), "");
         assert_eq!(watch_of(dir.path()), None);
         write(&dir.path().join("pkg/.ignore"), "new.py\n");
-        age(&dir.path().join("pkg/sub"));
+        age_tree(&dir.path().join("pkg/sub"));
         assert_eq!(
             watch_of(dir.path()),
             None,
@@ -621,7 +609,7 @@ mod tests {
     fn a_git_file_in_the_tree_is_not_watched() {
         let dir = tree();
         write(&dir.path().join("pkg/wt/.git"), "gitdir: /elsewhere\n");
-        age(dir.path());
+        age_tree(dir.path());
         assert_eq!(watch_of(dir.path()), None);
     }
 }
