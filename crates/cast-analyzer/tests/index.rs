@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use cast_analyzer::trace::parse_trace;
 use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
 use cast_test_support::age_tree;
+use cast_workspace::WalkOptions;
 
 mod history;
 mod languages;
@@ -852,4 +853,82 @@ fn symbols_that_tie_are_listed_by_path_whatever_order_they_were_indexed_in() {
     let paths: Vec<&str> = found.symbols.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(paths, ["alpha/utils.py", "zeta/utils.py"]);
     assert_eq!(found.symbols[0].scores.total, found.symbols[1].scores.total);
+}
+
+/// The best files for `query` from an open index through [`Index::query_fresh`], and how many
+/// times the query ran.
+fn fresh_files(index: &mut Index, query: &str) -> (Vec<String>, usize) {
+    let mut runs = 0;
+    let files = index
+        .query_fresh(None, &mut |_| {}, |index| {
+            runs += 1;
+            let found = index.find_with(query, 5, FindMode::Files)?;
+            Ok::<_, AnalyzerError>(found.files.into_iter().map(|f| f.path).collect())
+        })
+        .unwrap();
+    (files, runs)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tree_the_kernel_watches_skips_the_check_yet_sees_every_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'zebra'\n").unwrap();
+    std::fs::write(root.join("pkg/sub/b.py"), "def other():\n    return 1\n").unwrap();
+    std::fs::write(root.join("pkg/.ignore"), "nothing.py\n").unwrap();
+    std::fs::write(root.join("pkg/notes.txt"), "zebra\n").unwrap();
+    let mut index = Index::open(root).unwrap();
+    index.watch_tree();
+    // Made old and refreshed, so a watch of the walk is stored; the next query checks the
+    // tree from it and arms the kernel's watch; the one after finds it quiet.
+    let settle = |index: &mut Index, query: &str| -> Vec<String> {
+        age_tree(root);
+        index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
+        let (before, runs) = fresh_files(index, query);
+        assert_eq!(runs, 1, "nothing changed: {query}");
+        assert!(index.is_tree_watched(), "armed: {query}");
+        assert_eq!(fresh_files(index, query), (before.clone(), 1));
+        assert!(index.is_tree_watched(), "still quiet: {query}");
+        before
+    };
+    let after = |index: &mut Index, query: &str| -> Vec<String> {
+        let (found, runs) = fresh_files(index, query);
+        assert_eq!(runs, 2, "a change is seen: {query}");
+        found
+    };
+
+    assert_eq!(settle(&mut index, "zebra"), ["pkg/a.py"]);
+    // A file of a language not indexed: no change to the index, the watch stays quiet.
+    std::fs::write(root.join("pkg/notes.txt"), "okapi\n").unwrap();
+    assert_eq!(
+        fresh_files(&mut index, "zebra"),
+        (vec!["pkg/a.py".to_string()], 1)
+    );
+    assert!(index.is_tree_watched());
+    // A file edited in place (its folder keeps its mtime).
+    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'giraffe'\n").unwrap();
+    assert!(after(&mut index, "zebra").is_empty());
+    // A file added two folders down.
+    assert!(settle(&mut index, "okapi").is_empty());
+    std::fs::write(root.join("pkg/sub/c.py"), "OKAPI = 1\n").unwrap();
+    assert_eq!(after(&mut index, "okapi"), ["pkg/sub/c.py"]);
+    // An ignore file edited in place: the folder it rules is dropped, then brought back.
+    assert_eq!(settle(&mut index, "okapi"), ["pkg/sub/c.py"]);
+    std::fs::write(root.join("pkg/.ignore"), "sub/\n").unwrap();
+    assert!(after(&mut index, "okapi").is_empty());
+    assert!(settle(&mut index, "okapi").is_empty());
+    std::fs::write(root.join("pkg/.ignore"), "\n").unwrap();
+    assert_eq!(after(&mut index, "okapi"), ["pkg/sub/c.py"]);
+    // A file deleted.
+    assert_eq!(settle(&mut index, "okapi"), ["pkg/sub/c.py"]);
+    std::fs::remove_file(root.join("pkg/sub/c.py")).unwrap();
+    assert!(after(&mut index, "okapi").is_empty());
+    // A file with a second name elsewhere may change unseen: such a tree is checked each time.
+    std::fs::hard_link(root.join("pkg/a.py"), dir.path().join("pkg/sub/twin.py")).unwrap();
+    age_tree(root);
+    index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
+    fresh_files(&mut index, "giraffe");
+    assert!(!index.is_tree_watched());
 }

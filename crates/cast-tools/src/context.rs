@@ -40,6 +40,8 @@ pub struct ToolContext {
 /// The open index of a workspace, kept between tool calls: reopening it for every call paid
 /// for a new connection, a new memory map and a cold page cache each time. It is reopened when
 /// the database file is no longer the one opened (deleted, or replaced by another process).
+/// It watches the tree ([`cast_analyzer::Index::watch_tree`]), so a call made while nothing
+/// changed does not check every file.
 #[derive(Clone, Default)]
 pub(crate) struct IndexCache(Arc<Mutex<Option<OpenIndex>>>);
 
@@ -93,7 +95,10 @@ impl IndexCache {
                     refresh: cast_analyzer::Refresh::IfMissing,
                     ..cast_analyzer::IndexOptions::default()
                 };
-                let index = cast_analyzer::Index::open_with(root, &options, &mut |_| {})?;
+                let mut index = cast_analyzer::Index::open_with(root, &options, &mut |_| {})?;
+                // Calls come one after another: the kernel's notes of changes spare each the
+                // check of every file while none came.
+                index.watch_tree();
                 let open = OpenIndex {
                     file: file_id(index.db_path()),
                     index,

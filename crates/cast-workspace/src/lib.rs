@@ -9,7 +9,8 @@
 //! `node_modules/`, caches), so an un-versioned copy of a project does not index its virtualenv.
 //! [`relative`] names a path the way every result does, and [`StateDir`] is the `.cast/` folder.
 //! A [`WalkWatch`] tells, with a `stat` per folder, whether a walk would list the same files
-//! again (the index's check for changes uses it to avoid walking).
+//! again (the index's check for changes uses it to avoid walking), and a [`LiveWatch`] has the
+//! kernel tell a long-lived process of every change to those folders instead (no `stat` at all).
 //!
 //! ```
 //! use cast_workspace::{WalkOptions, relative};
@@ -34,10 +35,12 @@
 // A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod live;
 mod state;
 mod walk;
 mod watch;
 
+pub use live::LiveWatch;
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{
     DEFAULT_EXCLUDES, WalkOptions, in_git_repository, is_virtualenv, path_order, relative,

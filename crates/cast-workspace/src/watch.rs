@@ -27,7 +27,7 @@ use crate::WalkOptions;
 pub const RACY_MARGIN: Duration = Duration::from_secs(2);
 
 /// Ignore files a folder may hold, as [`WalkOptions::builder`] reads them.
-const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".rgignore"];
+pub(crate) const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".rgignore"];
 
 /// Where the walk's filter puts the virtualenvs it leaves out.
 pub(crate) type ExcludedSink = Arc<Mutex<Vec<PathBuf>>>;
@@ -218,7 +218,11 @@ impl WatchRecorder {
         for file in git_global_files(&configs)? {
             watch(file, Watched::Full)?;
         }
-        Some(WalkWatch { configs, entries })
+        Some(WalkWatch {
+            configs,
+            folders: folders.len(),
+            entries,
+        })
     }
 }
 
@@ -279,6 +283,8 @@ pub struct WalkWatch {
     /// The git configuration files as the environment named them (another `HOME` or
     /// `GIT_CONFIG_GLOBAL` names others, whose excludes the watch does not know).
     configs: Vec<PathBuf>,
+    /// How many of `entries`, from the first, are the folders the walk read.
+    folders: usize,
     entries: Vec<(PathBuf, Watched, Stamp)>,
 }
 
@@ -288,6 +294,23 @@ impl WalkWatch {
         git_configs().as_ref() == Some(&self.configs)
             && self
                 .entries
+                .iter()
+                .all(|(path, how, stamp)| Stamp::of(path, *how) == *stamp)
+    }
+
+    /// The folders the walk read, the root first (all of them inside it).
+    pub fn folders(&self) -> impl Iterator<Item = &Path> {
+        self.entries[..self.folders]
+            .iter()
+            .map(|(path, _, _)| path.as_path())
+    }
+
+    /// Whether everything recorded but the folders is as it was: the ignore files, the
+    /// repository markers, the virtualenvs' `pyvenv.cfg` and git's configuration (what a
+    /// [`crate::LiveWatch`] cannot be told of, since it watches the folders only).
+    pub(crate) fn rules_unchanged(&self) -> bool {
+        git_configs().as_ref() == Some(&self.configs)
+            && self.entries[self.folders..]
                 .iter()
                 .all(|(path, how, stamp)| Stamp::of(path, *how) == *stamp)
     }
@@ -307,6 +330,7 @@ impl WalkWatch {
     /// folders are sorted, so most of a path is its neighbour's.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = vec![FORMAT];
+        out.extend_from_slice(&(self.folders as u64).to_le_bytes());
         out.extend_from_slice(&(self.configs.len() as u64).to_le_bytes());
         let mut prev = Vec::new();
         for c in &self.configs {
@@ -346,7 +370,7 @@ impl WalkWatch {
 }
 
 /// The first byte of [`WalkWatch::encode`]'s bytes: another layout is not read.
-const FORMAT: u8 = 2;
+const FORMAT: u8 = 3;
 
 /// Writes `path` as the length of the prefix it shares with `prev` and the rest (each a `u32`,
 /// little-endian), and gives its bytes, the next path's `prev`.
@@ -399,6 +423,7 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
         return None;
     }
     let as_path = |p: &[u8]| Some(PathBuf::from(std::str::from_utf8(p).ok()?));
+    let folders = usize::try_from(b.u64()?).ok()?;
     let n = b.count(8)?;
     let mut configs = Vec::with_capacity(n);
     let mut prev = Vec::new();
@@ -432,7 +457,11 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
         };
         entries.push((path, how, stamp));
     }
-    (b.at == bytes.len()).then_some(WalkWatch { configs, entries })
+    (b.at == bytes.len() && folders <= entries.len()).then_some(WalkWatch {
+        configs,
+        folders,
+        entries,
+    })
 }
 
 #[cfg(test)]
