@@ -1,7 +1,6 @@
 //! The state a tool call runs with: the sandboxed workspace and the caller's policy.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use crate::{SandboxError, Workspace};
 
@@ -34,90 +33,7 @@ pub struct ToolContext {
     /// commands until the embedding program names its helper (see [`cast_sandbox::Helper`]).
     pub sandbox: cast_sandbox::Sandbox,
     /// The workspace's index, kept open between tool calls (shared by clones of the context).
-    pub(crate) index: IndexCache,
-}
-
-/// The open index of a workspace, kept between tool calls: reopening it for every call paid
-/// for a new connection, a new memory map and a cold page cache each time. It is reopened when
-/// the database file is no longer the one opened (deleted, or replaced by another process).
-/// It watches the tree ([`cast_analyzer::Index::watch_tree`]), so a call made while nothing
-/// changed does not check every file.
-#[derive(Clone, Default)]
-pub(crate) struct IndexCache(Arc<Mutex<Option<OpenIndex>>>);
-
-struct OpenIndex {
-    index: cast_analyzer::Index,
-    /// The database file's identity when it was opened.
-    file: Option<FileId>,
-}
-
-/// Device and inode: what tells a file replaced under the same name.
-type FileId = (u64, u64);
-
-fn file_id(path: &Path) -> Option<FileId> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::metadata(path).ok().map(|_| (0, 0))
-    }
-}
-
-impl std::fmt::Debug for IndexCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let open = self.0.lock().map(|o| o.is_some()).unwrap_or(false);
-        f.debug_struct("IndexCache").field("open", &open).finish()
-    }
-}
-
-impl IndexCache {
-    /// Answers `query` from the index of `root`, current with the files on disk (see
-    /// [`cast_analyzer::Index::query_fresh`]), opening or building it when none is open or the
-    /// database file changed. An index that failed is dropped, so the next call opens afresh.
-    pub(crate) fn query<T>(
-        &self,
-        root: &Path,
-        mut query: impl FnMut(&cast_analyzer::Index) -> Result<T, cast_analyzer::AnalyzerError>,
-    ) -> Result<T, cast_analyzer::AnalyzerError> {
-        // A poisoned lock only means a tool call panicked while holding it: start afresh.
-        let mut slot = self.0.lock().unwrap_or_else(|poisoned| {
-            let mut slot = poisoned.into_inner();
-            *slot = None;
-            slot
-        });
-        let mut open = match slot.take() {
-            Some(open) if file_id(open.index.db_path()) == open.file => open,
-            _ => {
-                let options = cast_analyzer::IndexOptions {
-                    refresh: cast_analyzer::Refresh::IfMissing,
-                    ..cast_analyzer::IndexOptions::default()
-                };
-                let mut index = cast_analyzer::Index::open_with(root, &options, &mut |_| {})?;
-                // Calls come one after another: the kernel's notes of changes spare each the
-                // check of every file while none came.
-                index.watch_tree();
-                let open = OpenIndex {
-                    file: file_id(index.db_path()),
-                    index,
-                };
-                if open.index.report().is_some() {
-                    // Built just now: current by construction.
-                    let answer = query(&open.index);
-                    *slot = Some(open);
-                    return answer;
-                }
-                open
-            }
-        };
-        let answer = open.index.query_fresh(None, &mut |_| {}, &mut query);
-        if answer.is_ok() {
-            *slot = Some(open);
-        }
-        answer
-    }
+    pub(crate) index: cast_analyzer::KeptIndex,
 }
 
 /// 32 KiB: about 8,000 tokens, enough for a 250-line read and small enough to keep a context
@@ -135,7 +51,7 @@ impl ToolContext {
             max_command_seconds: 600,
             refuse_syntax_errors: false,
             sandbox: cast_sandbox::Sandbox::default(),
-            index: IndexCache::default(),
+            index: cast_analyzer::KeptIndex::default(),
         })
     }
 }
