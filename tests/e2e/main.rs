@@ -11,6 +11,7 @@ mod mcp;
 mod run;
 mod sandbox;
 mod searcher;
+mod serve;
 mod skills;
 mod support;
 mod symbols;

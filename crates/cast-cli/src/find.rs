@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cast_analyzer::FindMode;
+use cast_analyzer::{FindMode, Found};
 
 use crate::{Exit, Out};
 
@@ -23,7 +23,8 @@ use crate::{Exit, Out};
 /// `PATH:LINE KIND MODULE.QUALNAME  SIGNATURE  — DOC  [SCORE]`, then up to 5 files. With
 /// --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores` with
 /// each component). The index is built or refreshed first (with --no-refresh, only built when
-/// there is none). Exits 1 when nothing matches.
+/// there is none); when `cast serve` runs for the tree, it answers instead, from its open
+/// index (see `cast serve --help`). Exits 1 when nothing matches.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json"
@@ -49,6 +50,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    // A `cast serve` of this tree answers from its open index (the same answer, sooner).
+    if args.index.db.is_none()
+        && let Some(answered) =
+            crate::serve::ask(&args.root, &args.query, args.top, args.files, args.json)
+    {
+        return match answered {
+            crate::serve::Answered::Output { output, exit } => {
+                out.bytes(output.as_bytes())?;
+                Ok(exit)
+            }
+            crate::serve::Answered::Failed(err) => Err(err),
+        };
+    }
     let mode = if args.files {
         FindMode::Files
     } else {
@@ -57,7 +71,12 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let found = crate::index::query(&args.root, args.index, |index| {
         Ok(index.find_with(&args.query, args.top.max(1), mode)?)
     })?;
-    if args.json {
+    Ok(write(&found, args.json, out)?)
+}
+
+/// Writes what was found as `cast find` prints it; exit 1 when nothing was.
+pub(crate) fn write(found: &Found, json: bool, out: &mut Out) -> std::io::Result<Exit> {
+    if json {
         for h in found.symbols.iter().chain(&found.files) {
             out.json(h)?;
         }

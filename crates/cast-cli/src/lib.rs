@@ -20,6 +20,7 @@ mod pending;
 mod read;
 mod run;
 mod sandbox;
+mod serve;
 mod sessions;
 mod show;
 mod skeleton;
@@ -79,6 +80,7 @@ enum Command {
     Skeleton(skeleton::Args),
     Show(show::Args),
     Find(find::Args),
+    Serve(serve::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -118,6 +120,7 @@ pub fn main() -> ExitCode {
         Command::Skeleton(args) => skeleton::run(args, &mut out),
         Command::Show(args) => show::run(args, &mut out),
         Command::Find(args) => find::run(args, &mut out),
+        Command::Serve(args) => serve::run(args, &mut out),
     };
     output::finish(result, out)
 }

@@ -18,16 +18,65 @@ pub enum Exit {
 }
 
 /// Buffered standard output. It does not hold stdout's lock between writes, so a command that
-/// hands stdout to something else (the MCP server) is not blocked by it.
+/// hands stdout to something else (the MCP server) is not blocked by it. `cast serve` writes a
+/// command's output into memory instead, to send it to the `cast` that asked.
 pub struct Out {
-    inner: BufWriter<Stdout>,
+    inner: Sink,
+}
+
+enum Sink {
+    Stdout(BufWriter<Stdout>),
+    Buffer(Vec<u8>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::Buffer(v) => v.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.write_all(buf),
+            Sink::Buffer(v) => v.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::Buffer(_) => Ok(()),
+        }
+    }
 }
 
 impl Out {
     pub fn stdout() -> Self {
         Out {
-            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            inner: Sink::Stdout(BufWriter::with_capacity(64 * 1024, io::stdout())),
         }
+    }
+
+    /// Output kept in memory; [`Out::into_bytes`] gives it.
+    pub fn buffer() -> Self {
+        Out {
+            inner: Sink::Buffer(Vec::new()),
+        }
+    }
+
+    /// What was written to a [`Out::buffer`] (nothing for standard output).
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.inner {
+            Sink::Stdout(_) => Vec::new(),
+            Sink::Buffer(v) => v,
+        }
+    }
+
+    /// Writes bytes as they are (another process's output, relayed).
+    pub fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.write_all(bytes)
     }
 
     /// Writes one line (a newline is added).

@@ -1,0 +1,258 @@
+//! `cast serve`: keeps a tree's index open and answers `cast find` for it.
+//!
+//! A `cast find` process opens the index, checks every file for changes (a `stat` each) and
+//! pages the database in, every time. A server does that once: it keeps the index open
+//! ([`KeptIndex`]), has the kernel tell it of changes, and answers each `cast find` of its tree
+//! over a Unix socket in the tree's `.cast/`. `cast find` asks it when one answers there and
+//! otherwise runs as before, so a server only ever makes `cast find` faster, never different.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use cast_analyzer::{FindMode, KeptIndex};
+use cast_workspace::StateDir;
+use serde::{Deserialize, Serialize};
+
+use crate::{Exit, Out};
+
+/// Keep a tree's index open and answer `cast find` for it, until stopped.
+///
+/// Runs in the foreground (stop it with Ctrl-C or `kill`; run it in the background with `&`).
+/// While it runs, `cast find` in the same tree (the same `--root`, no `--db`) sends its question
+/// to the server and prints the answer, instead of opening and checking the index itself:
+/// the index stays open and warm, and the kernel tells the server of every change to the tree
+/// (inotify, on Linux), so a question asked while nothing changed is answered without looking
+/// at the files. The answers are the same as `cast find`'s own, and as current: after a change
+/// the server checks and refreshes the index as `cast find` would (`--no-refresh` is not
+/// needed and makes no difference). The socket is ROOT/.cast/serve.sock, open to its user
+/// only. `cast find` ignores a server when CAST_NO_SERVER is set, and runs on its own when none
+/// answers or the server is of another version.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project"
+)]
+pub struct Args {
+    /// The root of the code base.
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    root: PathBuf,
+}
+
+/// The socket's name in the tree's `.cast/`.
+const SOCKET: &str = "serve.sock";
+
+/// A server of another build may answer differently: it is not asked.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The longest request read (a query is a task's text: well under this).
+const MAX_REQUEST: u64 = 4 << 20;
+
+/// A `cast find` question, as sent to the server.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct FindRequest {
+    version: String,
+    /// The tree, with links resolved (the server answers for its own only).
+    root: PathBuf,
+    pub(crate) query: String,
+    pub(crate) top: usize,
+    pub(crate) files: bool,
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Reply {
+    /// What `cast find` prints, and its exit status.
+    Answer { output: String, nothing_found: bool },
+    /// The index could not be opened or refreshed.
+    Failed { message: String },
+    /// Not this server's to answer (another version or tree, a malformed request): the asker
+    /// runs on its own.
+    Declined { why: String },
+}
+
+/// What a server said, for `cast find` to print.
+pub(crate) enum Answered {
+    Output { output: String, exit: Exit },
+    Failed(anyhow::Error),
+}
+
+fn socket_of(root: &Path) -> PathBuf {
+    StateDir::of(root).join(SOCKET)
+}
+
+/// Asks the server of `root` to answer a `cast find`; `None` when there is none, it declined,
+/// or anything went wrong talking to it (the caller then answers on its own).
+pub(crate) fn ask(
+    root: &Path,
+    query: &str,
+    top: usize,
+    files: bool,
+    json: bool,
+) -> Option<Answered> {
+    if std::env::var_os("CAST_NO_SERVER").is_some() {
+        return None;
+    }
+    let root = std::fs::canonicalize(root).ok()?;
+    let socket = socket_of(&root);
+    let request = FindRequest {
+        version: VERSION.to_string(),
+        root,
+        query: query.to_string(),
+        top,
+        files,
+        json,
+    };
+    let reply = exchange(&socket, &request)?;
+    match reply {
+        Reply::Answer {
+            output,
+            nothing_found,
+        } => Some(Answered::Output {
+            output,
+            exit: if nothing_found {
+                Exit::NothingOrRefused
+            } else {
+                Exit::Success
+            },
+        }),
+        Reply::Failed { message } => Some(Answered::Failed(anyhow::anyhow!(message))),
+        Reply::Declined { .. } => None,
+    }
+}
+
+#[cfg(unix)]
+fn exchange(socket: &Path, request: &FindRequest) -> Option<Reply> {
+    use std::os::unix::net::UnixStream;
+    let mut stream = UnixStream::connect(socket).ok()?;
+    let mut line = serde_json::to_vec(request).ok()?;
+    line.push(b'\n');
+    stream.write_all(&line).ok()?;
+    // A refresh after a large change takes seconds; a server stuck for this long is not
+    // waited for.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(300)))
+        .ok()?;
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).ok()?;
+    serde_json::from_str(&reply).ok()
+}
+
+#[cfg(not(unix))]
+fn exchange(_socket: &Path, _request: &FindRequest) -> Option<Reply> {
+    None
+}
+
+pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
+    serve(&args.root)
+}
+
+#[cfg(not(unix))]
+fn serve(_root: &Path) -> anyhow::Result<Exit> {
+    anyhow::bail!("cast serve needs Unix sockets (Linux or macOS)")
+}
+
+#[cfg(unix)]
+fn serve(root: &Path) -> anyhow::Result<Exit> {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::{UnixListener, UnixStream};
+
+    let root = std::fs::canonicalize(root)
+        .with_context(|| format!("cannot serve {}: no such folder", root.display()))?;
+    let state = StateDir::of(&root);
+    state.ensure()?;
+    let socket = socket_of(&root);
+    if UnixStream::connect(&socket).is_ok() {
+        anyhow::bail!(
+            "a server already answers for {} (on {})",
+            root.display(),
+            socket.display()
+        );
+    }
+    // Left by a server that was killed: nobody listens on it.
+    let _ = std::fs::remove_file(&socket);
+    let kept = KeptIndex::default();
+    crate::output::warn(format!("indexing {} …", root.display()));
+    kept.query(&root, |_| Ok(()))
+        .with_context(|| format!("cannot index {}", root.display()))?;
+    let listener = UnixListener::bind(&socket)
+        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    // Only its user may ask (the answers show the tree's code).
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot restrict {}", socket.display()))?;
+    crate::output::warn(format!(
+        "answering `cast find` for {} on {} (Ctrl-C to stop)",
+        root.display(),
+        socket.display()
+    ));
+    for stream in listener.incoming() {
+        match stream {
+            Ok(stream) => {
+                if let Err(err) = answer(&kept, &root, stream) {
+                    crate::output::warn(format!("a request failed: {err}"));
+                }
+            }
+            Err(err) => crate::output::warn(format!("cannot accept a request: {err}")),
+        }
+    }
+    Ok(Exit::Success)
+}
+
+/// Reads one request from `stream` and writes its reply.
+#[cfg(unix)]
+fn answer(
+    kept: &KeptIndex,
+    root: &Path,
+    stream: std::os::unix::net::UnixStream,
+) -> std::io::Result<()> {
+    // A client that connects and says nothing does not hold the server.
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut line = String::new();
+    BufReader::new((&stream).take(MAX_REQUEST)).read_line(&mut line)?;
+    let reply = match serde_json::from_str::<FindRequest>(&line) {
+        Err(err) => Reply::Declined {
+            why: format!("not a request: {err}"),
+        },
+        Ok(request) if request.version != VERSION => Reply::Declined {
+            why: format!("this server is version {VERSION}"),
+        },
+        Ok(request) if request.root != root => Reply::Declined {
+            why: format!("this server answers for {}", root.display()),
+        },
+        Ok(request) => find(kept, root, &request),
+    };
+    let mut bytes = serde_json::to_vec(&reply).map_err(std::io::Error::from)?;
+    bytes.push(b'\n');
+    (&stream).write_all(&bytes)
+}
+
+fn find(kept: &KeptIndex, root: &Path, request: &FindRequest) -> Reply {
+    let mode = if request.files {
+        FindMode::Files
+    } else {
+        FindMode::Symbols
+    };
+    let found = kept.query(root, |index| {
+        index.find_with(&request.query, request.top.max(1), mode)
+    });
+    match found {
+        Ok(found) => {
+            let mut out = Out::buffer();
+            match crate::find::write(&found, request.json, &mut out) {
+                Ok(exit) => Reply::Answer {
+                    output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
+                    nothing_found: exit == Exit::NothingOrRefused,
+                },
+                Err(err) => Reply::Failed {
+                    message: err.to_string(),
+                },
+            }
+        }
+        Err(err) => Reply::Failed {
+            message: format!(
+                "{:#}",
+                anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
+            ),
+        },
+    }
+}

@@ -1,0 +1,154 @@
+//! `cast serve`, and `cast find` asking it.
+
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{cast, project};
+
+/// A `cast serve` of `root`, stopped when dropped.
+struct Server(Child);
+
+impl Server {
+    fn start(root: &Path) -> Server {
+        let child = Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
+            .args(["serve", "--root"])
+            .arg(root)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Server(child);
+        let socket = root.join(".cast/serve.sock");
+        let start = Instant::now();
+        while !socket.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the server did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `cast find QUERY --root ROOT --json`, asking a server unless `alone`: stdout and exit code.
+fn find(root: &Path, query: &str, alone: bool) -> (String, i32) {
+    let mut cmd = cast();
+    cmd.args(["find", query, "--json", "--root"]).arg(root);
+    if alone {
+        cmd.env("CAST_NO_SERVER", "1");
+    } else {
+        cmd.env_remove("CAST_NO_SERVER");
+    }
+    let out = cmd.output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn find_answered_by_the_server_is_find_answered_alone_and_as_current() {
+    let dir = project();
+    let root = dir.path();
+    let _server = Server::start(root);
+    for query in ["apply a discount code", "zzz nothing like this"] {
+        let alone = find(root, query, true);
+        assert_eq!(find(root, query, false), alone, "{query}");
+    }
+    // Changes made while it runs are seen, as `cast find` alone sees them.
+    std::fs::write(
+        root.join("widgets.py"),
+        "def frobnicate_widgets():\n    \"\"\"Frobnicate the widgets.\"\"\"\n    return 1\n",
+    )
+    .unwrap();
+    let (served, code) = find(root, "frobnicate the widgets", false);
+    assert_eq!(code, 0);
+    assert!(served.contains("frobnicate_widgets"), "{served}");
+    std::fs::remove_file(root.join("widgets.py")).unwrap();
+    let (served, _) = find(root, "frobnicate the widgets", false);
+    assert!(!served.contains("frobnicate_widgets"), "{served}");
+    // A second server of the same tree is refused.
+    cast()
+        .args(["serve", "--root"])
+        .arg(root)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("already answers"));
+}
+
+/// A stand-in server on the tree's socket: replies `reply` to one request and gives it back.
+fn stand_in(root: &Path, reply: &'static str) -> std::thread::JoinHandle<serde_json::Value> {
+    std::fs::create_dir_all(root.join(".cast")).unwrap();
+    let listener = UnixListener::bind(root.join(".cast/serve.sock")).unwrap();
+    std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        (&stream).write_all(reply.as_bytes()).unwrap();
+        serde_json::from_str(&line).unwrap()
+    })
+}
+
+#[test]
+fn find_prints_what_the_server_answers_and_runs_alone_when_it_declines_or_is_gone() {
+    let dir = project();
+    let root = dir.path();
+    let (alone, _) = find(root, "apply a discount code", true);
+    assert!(!alone.is_empty());
+
+    let server = stand_in(
+        root,
+        "{\"Answer\":{\"output\":\"from the server\\n\",\"nothing_found\":false}}\n",
+    );
+    assert_eq!(
+        find(root, "apply a discount code", false),
+        ("from the server\n".to_string(), 0)
+    );
+    let request = server.join().unwrap();
+    assert_eq!(request["query"], "apply a discount code");
+    assert_eq!(request["json"], true);
+    assert_eq!(
+        request["root"].as_str().unwrap(),
+        std::fs::canonicalize(root).unwrap().to_str().unwrap()
+    );
+    std::fs::remove_file(root.join(".cast/serve.sock")).unwrap();
+
+    // Declined (another version, say): answered alone.
+    let server = stand_in(root, "{\"Declined\":{\"why\":\"another version\"}}\n");
+    assert_eq!(
+        find(root, "apply a discount code", false),
+        (alone.clone(), 0)
+    );
+    server.join().unwrap();
+    // The server is gone but its socket stayed: answered alone.
+    assert!(root.join(".cast/serve.sock").exists());
+    assert_eq!(find(root, "apply a discount code", false), (alone, 0));
+    // A server's failure is the command's.
+    std::fs::remove_file(root.join(".cast/serve.sock")).unwrap();
+    let server = stand_in(
+        root,
+        "{\"Failed\":{\"message\":\"cannot index: disk full\"}}\n",
+    );
+    let out = cast()
+        .args(["find", "apply a discount code", "--root"])
+        .arg(root)
+        .env_remove("CAST_NO_SERVER")
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("disk full"));
+}
