@@ -445,6 +445,29 @@ struct FileRow {
     lines: u32,
 }
 
+/// The stored file graph, decoded: file ids by position, each id's position, and the edges.
+struct FileGraph {
+    ids: Vec<i64>,
+    pos: HashMap<i64, u32>,
+    adjacency: crate::index::Adjacency,
+}
+
+impl FileGraph {
+    fn decode(blob: Option<Vec<u8>>) -> Option<FileGraph> {
+        let (ids, adjacency) = crate::index::decode_file_graph(&blob?)?;
+        let pos = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (*id, i as u32))
+            .collect();
+        Some(FileGraph {
+            ids,
+            pos,
+            adjacency,
+        })
+    }
+}
+
 /// Stored ranks on a log scale, 0 to 1.
 struct Ranks {
     sorted: crate::index::SortedRanks,
@@ -885,20 +908,21 @@ impl Index {
             .collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         seeds.truncate(SEEDS);
-        if let Some((ids, adjacency)) = store::get_meta(&self.conn, "file_graph")
-            .map_err(&err)?
-            .and_then(|b| crate::index::decode_file_graph(&b))
+        let graph = self
+            .memo
+            .get(&self.conn, "file_graph", FileGraph::decode)
+            .map_err(&err)?;
+        if let Some(FileGraph {
+            ids,
+            pos,
+            adjacency,
+        }) = graph.as_ref()
         {
-            let pos: HashMap<i64, u32> = ids
-                .iter()
-                .enumerate()
-                .map(|(i, id)| (*id, i as u32))
-                .collect();
             let seed_pos: Vec<(u32, f64)> = seeds
                 .iter()
                 .filter_map(|(f, w)| pos.get(f).map(|p| (*p, *w)))
                 .collect();
-            let ppr = crate::rank::personalized_page_rank(&adjacency, &seed_pos, 0.3, 1e-5);
+            let ppr = crate::rank::personalized_page_rank(adjacency, &seed_pos, 0.3, 1e-5);
             // A seed keeps most of its own mass; what counts is what flows on to others.
             let flowed: Vec<(i64, f64)> = ppr
                 .into_iter()
@@ -909,7 +933,10 @@ impl Index {
                 scores.entry(f).or_default().graph = g;
             }
         }
-        let ranks = Ranks::new(store::get_meta(&self.conn, "file_ranks").map_err(&err)?);
+        let ranks = self
+            .memo
+            .get(&self.conn, "file_ranks", Ranks::new)
+            .map_err(&err)?;
         let mut paths = self
             .conn
             .prepare_cached(&format!(
@@ -1052,7 +1079,10 @@ impl Index {
         factor: &dyn Fn(&str) -> f64,
     ) -> Result<Vec<(i64, Scores, String)>> {
         let err = db_err(&self.db_path);
-        let ranks = Ranks::new(store::get_meta(&self.conn, "symbol_ranks").map_err(&err)?);
+        let ranks = self
+            .memo
+            .get(&self.conn, "symbol_ranks", Ranks::new)
+            .map_err(&err)?;
         let mut cands: Vec<(i64, Scores, String)> = Vec::new();
         let ids: std::collections::BTreeSet<i64> = ev
             .symbol_text

@@ -122,6 +122,8 @@ pub struct Index {
     watch_tree: bool,
     /// The tree's live watch, armed by the last check that found the index current.
     live: Option<Live>,
+    /// Decoded `meta` blobs, kept while the database is unchanged.
+    pub(crate) memo: crate::memo::Memo,
 }
 
 /// A [`LiveWatch`] and the walk it holds for.
@@ -728,6 +730,7 @@ impl Index {
             report: None,
             watch_tree: false,
             live: None,
+            memo: crate::memo::Memo::default(),
         };
         let needed = match options.refresh {
             Refresh::Always => true,
@@ -942,6 +945,8 @@ impl Index {
         let err = db_err(&self.db_path);
         self.conn.execute_batch("BEGIN IMMEDIATE").map_err(&err)?;
         let result = self.update(walk, progress, listing);
+        // Whatever was decoded may have been rewritten, committed or not.
+        self.memo.clear();
         match result {
             Ok(mut report) => {
                 let t = Instant::now();

@@ -44,6 +44,7 @@ mod history;
 mod index;
 mod kept;
 mod map;
+mod memo;
 mod modpath;
 pub mod rank;
 pub mod resolve;
