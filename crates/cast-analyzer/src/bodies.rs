@@ -18,9 +18,11 @@
 //! query on the standard library with site-packages). A file that cannot be read now, or is
 //! larger than [`MAX_BODY_FILE`], gives its symbols without bodies.
 
-use rustc_hash::FxHashMap;
+use std::path::Path;
 
 use cast_parser::SourceText;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::index::Index;
 use crate::store::{self, TermTable};
@@ -225,9 +227,10 @@ impl Index {
     }
 
     /// Every symbol of `files`, counted against the query: its stored fields, the module path
-    /// of its file as context, and its own lines as the file reads now.
+    /// of its file as context, and its own lines as the file reads now. The stored rows are read
+    /// on this thread (one connection); the files are read and cut on all cores (the cutting is
+    /// most of the work, and in a process that keeps the index open nothing else runs beside it).
     fn count_candidates(&self, files: &[i64], query: &Query) -> rusqlite::Result<Vec<Counted>> {
-        let mut out = Vec::new();
         let mut file_stmt = self
             .conn
             .prepare_cached("SELECT path, size FROM files WHERE id = ?1")?;
@@ -235,6 +238,7 @@ impl Index {
             "SELECT id, name, qualname, signature, docstring, start_byte, end_byte, parent_id
              FROM symbols WHERE file_id = ?1 ORDER BY ord",
         )?;
+        let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
         for &file in files {
             let Some((path, size)) = file_stmt
                 .query_row([file], |r| {
@@ -258,62 +262,76 @@ impl Index {
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
-            if symbols.is_empty() {
-                continue;
-            }
-            let text = if size <= MAX_BODY_FILE {
-                self.current_text(&path)
-            } else {
-                None
-            };
-            let pieces = text.as_deref().map_or_else(Vec::new, |text| {
-                let place: FxHashMap<i64, usize> =
-                    symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-                let spans: Vec<(usize, usize, Option<usize>)> = symbols
-                    .iter()
-                    .map(|s| {
-                        let parent = s.parent_id.and_then(|p| place.get(&p).copied());
-                        (s.start_byte, s.end_byte, parent)
-                    })
-                    .collect();
-                text::own_pieces(text, &spans)
-            });
-            // The module path opens every symbol's context: its terms are cut once per file.
-            let mut module_path: Vec<Option<usize>> = Vec::new();
-            text::terms(text::module_path(&path), |t| {
-                module_path.push(query.place.get(t).copied())
-            });
-            let mut bodies = BodyTerms::default();
-            for (i, s) in symbols.iter().enumerate() {
-                let [name, context, signature, doc] = text::symbol_field_texts(
-                    &s.name,
-                    &s.qualname,
-                    &s.signature,
-                    s.docstring.as_deref(),
-                );
-                let mut row = Counted::new(s.id, file, query);
-                row.field(query, 0, name);
-                for &place in &module_path {
-                    row.term(query, 1, place);
-                }
-                row.field(query, 1, context);
-                row.field(query, 2, signature);
-                row.field(query, 3, doc);
-                if let Some(own) = pieces.get(i) {
-                    bodies.count(query, &mut row, i as u32 + 1, own);
-                }
-                out.push(row);
+            if !symbols.is_empty() {
+                stored.push((file, path, size, symbols));
             }
         }
-        Ok(out)
+        let root = self.root.as_path();
+        let counted: Vec<Vec<Counted>> = stored
+            .par_iter()
+            .map(|(file, path, size, symbols)| count_file(root, *file, path, *size, symbols, query))
+            .collect();
+        Ok(counted.into_iter().flatten().collect())
     }
+}
 
-    /// The text of an indexed file as the parser read it, or `None` when it cannot be read.
-    fn current_text(&self, rel: &str) -> Option<String> {
-        let path = self.root.join(rel);
-        let bytes = std::fs::read(&path).ok()?;
-        SourceText::from_bytes(&path, bytes).ok().map(|s| s.text)
+/// The symbols of one candidate file, counted (see [`Index::count_candidates`]).
+fn count_file(
+    root: &Path,
+    file: i64,
+    path: &str,
+    size: i64,
+    symbols: &[StoredSymbol],
+    query: &Query,
+) -> Vec<Counted> {
+    let text = if size <= MAX_BODY_FILE {
+        current_text(root, path)
+    } else {
+        None
+    };
+    let pieces = text.as_deref().map_or_else(Vec::new, |text| {
+        let place: FxHashMap<i64, usize> =
+            symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let spans: Vec<(usize, usize, Option<usize>)> = symbols
+            .iter()
+            .map(|s| {
+                let parent = s.parent_id.and_then(|p| place.get(&p).copied());
+                (s.start_byte, s.end_byte, parent)
+            })
+            .collect();
+        text::own_pieces(text, &spans)
+    });
+    // The module path opens every symbol's context: its terms are cut once per file.
+    let mut module_path: Vec<Option<usize>> = Vec::new();
+    text::terms(text::module_path(path), |t| {
+        module_path.push(query.place.get(t).copied())
+    });
+    let mut bodies = BodyTerms::default();
+    let mut out = Vec::with_capacity(symbols.len());
+    for (i, s) in symbols.iter().enumerate() {
+        let [name, context, signature, doc] =
+            text::symbol_field_texts(&s.name, &s.qualname, &s.signature, s.docstring.as_deref());
+        let mut row = Counted::new(s.id, file, query);
+        row.field(query, 0, name);
+        for &place in &module_path {
+            row.term(query, 1, place);
+        }
+        row.field(query, 1, context);
+        row.field(query, 2, signature);
+        row.field(query, 3, doc);
+        if let Some(own) = pieces.get(i) {
+            bodies.count(query, &mut row, i as u32 + 1, own);
+        }
+        out.push(row);
     }
+    out
+}
+
+/// The text of an indexed file as the parser read it, or `None` when it cannot be read.
+fn current_text(root: &Path, rel: &str) -> Option<String> {
+    let path = root.join(rel);
+    let bytes = std::fs::read(&path).ok()?;
+    SourceText::from_bytes(&path, bytes).ok().map(|s| s.text)
 }
 
 #[cfg(test)]
