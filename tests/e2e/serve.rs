@@ -60,13 +60,44 @@ fn find(root: &Path, query: &str, alone: bool) -> (String, i32) {
 }
 
 #[test]
-fn find_answered_by_the_server_is_find_answered_alone_and_as_current() {
+fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
     let dir = project();
     let root = dir.path();
     let _server = Server::start(root);
     for query in ["apply a discount code", "zzz nothing like this"] {
         let alone = find(root, query, true);
         assert_eq!(find(root, query, false), alone, "{query}");
+    }
+    // And `cast map`, focused or not, its header naming the root as given.
+    for args in [
+        &["map", "."][..],
+        &[
+            "map",
+            ".",
+            "--focus",
+            "apply a discount code",
+            "--budget",
+            "300",
+        ],
+        &["map", ".", "--json"],
+    ] {
+        let run = |alone: bool| {
+            let mut cmd = cast();
+            cmd.current_dir(root).args(args);
+            if alone {
+                cmd.env("CAST_NO_SERVER", "1");
+            } else {
+                cmd.env_remove("CAST_NO_SERVER");
+            }
+            cmd.output().unwrap()
+        };
+        let (served, alone) = (run(false), run(true));
+        assert_eq!(served.status.code(), Some(0), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&served.stdout),
+            String::from_utf8_lossy(&alone.stdout),
+            "{args:?}"
+        );
     }
     // Changes made while it runs are seen, as `cast find` alone sees them.
     std::fs::write(
@@ -118,8 +149,8 @@ fn find_prints_what_the_server_answers_and_runs_alone_when_it_declines_or_is_gon
         ("from the server\n".to_string(), 0)
     );
     let request = server.join().unwrap();
-    assert_eq!(request["query"], "apply a discount code");
-    assert_eq!(request["json"], true);
+    assert_eq!(request["asked"]["Find"]["query"], "apply a discount code");
+    assert_eq!(request["asked"]["Find"]["json"], true);
     assert_eq!(
         request["root"].as_str().unwrap(),
         std::fs::canonicalize(root).unwrap().to_str().unwrap()

@@ -36,6 +36,9 @@ pub struct MapOptions {
     /// A task to focus on: the files and symbols relevant to it (by the same ranking as
     /// `cast find`) come first, then the rest by PageRank.
     pub focus: Option<String>,
+    /// How the map's header names the root (the budget counts it); `None`: as the index was
+    /// opened. A server that opened it once answers in the words each asker used.
+    pub root_name: Option<String>,
 }
 
 impl Default for MapOptions {
@@ -44,6 +47,7 @@ impl Default for MapOptions {
             budget: 2000,
             trace: None,
             focus: None,
+            root_name: None,
         }
     }
 }
@@ -545,16 +549,27 @@ impl Index {
 
     /// L1: the logic map within `options.budget` tokens.
     pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
-        let files = self.map_files()?;
+        // A process that keeps the index open reads these once while the database is unchanged.
+        let err = db_err(&self.db_path);
+        let files = self
+            .memo
+            .get_with(&self.conn, "map:files", &err, || self.map_files())?;
         let (unparsed, unparsed_total) = self.unparsed_files()?;
-        let file_ranks = self.file_ranks()?;
-        let sym_ranks = self.symbol_ranks()?;
+        let file_ranks = self
+            .memo
+            .get_with(&self.conn, "map:file_ranks", &err, || self.file_ranks())?;
+        let sym_ranks = self
+            .memo
+            .get_with(&self.conn, "map:symbol_ranks", &err, || self.symbol_ranks())?;
         // As counted when the content last changed: counting scans the whole table.
         let symbols_total = match store::counts(&self.conn).map_err(db_err(&self.db_path))? {
             Some(counts) => counts.symbols,
             None => self.stats()?.symbols,
         };
-        let root = self.root.display().to_string();
+        let root = options
+            .root_name
+            .clone()
+            .unwrap_or_else(|| self.root.display().to_string());
 
         // With a trace: calls per symbol and per file, errors, and the files that ran.
         let mut calls: HashMap<i64, u32> = HashMap::new();

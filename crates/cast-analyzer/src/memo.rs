@@ -1,7 +1,9 @@
-//! What a query decodes from the database's `meta` blobs, kept while the database is unchanged.
+//! What a query decodes from the database's `meta` blobs or reads of every file, kept while the
+//! database is unchanged.
 //!
 //! Every search decodes the stored ranks of all symbols and files and the file graph (300,000
-//! ranks and 80,000 edges on the standard library with site-packages: 5–15 ms). A process that
+//! ranks and 80,000 edges on the standard library with site-packages: 5–15 ms); every map also
+//! reads every file's row (17,000). A process that
 //! keeps its index open ([`crate::KeptIndex`]) asks again and again of the same database, so the
 //! decoded values are kept, tagged with SQLite's `data_version` (which moves when another
 //! connection commits) and dropped whenever this index writes ([`Memo::clear`], called by every
@@ -38,9 +40,27 @@ impl Memo {
         key: &'static str,
         decode: impl FnOnce(Option<Vec<u8>>) -> T,
     ) -> rusqlite::Result<Arc<T>> {
+        self.get_with(
+            conn,
+            key,
+            |e| e,
+            || Ok(decode(crate::store::get_meta(conn, key)?)),
+        )
+    }
+
+    /// The value `make` reads from the database, made once while the database is unchanged and
+    /// kept under `key`; `err` turns a failure to ask the database's version into `E`.
+    pub(crate) fn get_with<T: Any + Send + Sync, E>(
+        &self,
+        conn: &Connection,
+        key: &'static str,
+        err: impl Fn(rusqlite::Error) -> E,
+        make: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
         let version: i64 = conn
-            .prepare_cached("PRAGMA data_version")?
-            .query_row([], |r| r.get(0))?;
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
+            .map_err(err)?;
         {
             let mut inner = self.inner.borrow_mut();
             if inner.version != Some(version) {
@@ -56,8 +76,8 @@ impl Memo {
             }
         }
         // Read after the version: a commit in between moves the version, and the next query
-        // decodes again.
-        let value = Arc::new(decode(crate::store::get_meta(conn, key)?));
+        // reads again.
+        let value = Arc::new(make()?);
         self.inner
             .borrow_mut()
             .entries

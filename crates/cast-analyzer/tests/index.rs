@@ -261,6 +261,7 @@ fn map_fits_the_budget_with_the_top_ranked_symbols() {
             budget: 110,
             trace: None,
             focus: None,
+            root_name: None,
         })
         .unwrap();
     assert!(small.tokens <= 110, "{} tokens", small.tokens);
@@ -283,6 +284,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
             budget: 2000,
             trace: Some(trace),
             focus: None,
+            root_name: None,
         })
         .unwrap();
     let text = map.render();
@@ -305,6 +307,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
             budget: 2000,
             trace: Some(parse_trace(log).unwrap()),
             focus: None,
+            root_name: None,
         })
         .unwrap();
     let text = map.render();
@@ -570,6 +573,7 @@ fn a_focused_map_shows_the_task_first() {
             budget: 120,
             trace: None,
             focus: Some("one line of text per item in a report".into()),
+            root_name: None,
         })
         .unwrap();
     let text = map.render();

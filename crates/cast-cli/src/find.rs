@@ -52,16 +52,17 @@ pub struct Args {
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
     if args.index.db.is_none()
-        && let Some(answered) =
-            crate::serve::ask(&args.root, &args.query, args.top, args.files, args.json)
+        && let Some(answered) = crate::serve::ask(
+            &args.root,
+            crate::serve::Asked::Find {
+                query: args.query.clone(),
+                top: args.top,
+                files: args.files,
+                json: args.json,
+            },
+        )
     {
-        return match answered {
-            crate::serve::Answered::Output { output, exit } => {
-                out.bytes(output.as_bytes())?;
-                Ok(exit)
-            }
-            crate::serve::Answered::Failed(err) => Err(err),
-        };
+        return answered.print(out);
     }
     let mode = if args.files {
         FindMode::Files

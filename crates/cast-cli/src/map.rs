@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cast_analyzer::MapOptions;
 use cast_analyzer::trace::parse_trace;
+use cast_analyzer::{LogicMap, MapOptions};
 
 use crate::{Exit, Out};
 
@@ -72,13 +72,34 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
+    // A `cast serve` of this tree answers from its open index (the same map, sooner).
+    if trace.is_none()
+        && args.index.db.is_none()
+        && let Some(answered) = crate::serve::ask(
+            &args.path,
+            crate::serve::Asked::Map {
+                budget: args.budget,
+                focus: args.focus.clone(),
+                root_name: args.path.display().to_string(),
+                json: args.json,
+            },
+        )
+    {
+        return answered.print(out);
+    }
     let options = MapOptions {
         budget: args.budget,
         trace,
         focus: args.focus,
+        root_name: None,
     };
     let map = crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?))?;
-    if args.json {
+    Ok(write(&map, args.json, out)?)
+}
+
+/// Writes the map as `cast map` prints it.
+pub(crate) fn write(map: &LogicMap, json: bool, out: &mut Out) -> std::io::Result<Exit> {
+    if json {
         for f in &map.files {
             out.json(f)?;
         }

@@ -1,37 +1,38 @@
-//! `cast serve`: keeps a tree's index open and answers `cast find` for it.
+//! `cast serve`: keeps a tree's index open and answers `cast find` and `cast map` for it.
 //!
 //! A `cast find` process opens the index, checks every file for changes (a `stat` each) and
 //! pages the database in, every time. A server does that once: it keeps the index open
-//! ([`KeptIndex`]), has the kernel tell it of changes, and answers each `cast find` of its tree
-//! over a Unix socket in the tree's `.cast/`. `cast find` asks it when one answers there and
-//! otherwise runs as before, so a server only ever makes `cast find` faster, never different.
+//! ([`KeptIndex`]), has the kernel tell it of changes, and answers each `cast find` and `cast
+//! map` of its tree over a Unix socket in the tree's `.cast/`. They ask it when one answers
+//! there and otherwise run as before, so a server only ever makes them faster, never different.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use cast_analyzer::{FindMode, KeptIndex};
+use cast_analyzer::{FindMode, KeptIndex, MapOptions};
 use cast_workspace::StateDir;
 use serde::{Deserialize, Serialize};
 
 use crate::{Exit, Out};
 
-/// Keep a tree's index open and answer `cast find` for it, until stopped.
+/// Keep a tree's index open and answer `cast find` and `cast map` for it, until stopped.
 ///
 /// Runs in the foreground (stop it with Ctrl-C or `kill`; run it in the background with `&`).
-/// While it runs, `cast find` in the same tree (the same `--root`, no `--db`) sends its question
-/// to the server and prints the answer, instead of opening and checking the index itself:
+/// While it runs, `cast find` and `cast map` (without --trace) of the same tree (whatever path
+/// names it, but not a folder inside it; no --db) send their question to the server and print
+/// the answer, instead of opening and checking the index themselves:
 /// the index stays open and warm, and the kernel tells the server of every change to the tree
 /// (inotify, on Linux), so a question asked while nothing changed is answered without looking
-/// at the files. The answers are the same as `cast find`'s own, and as current: after a change
-/// the server checks and refreshes the index as `cast find` would (`--no-refresh` is not
-/// needed and makes no difference). The socket is ROOT/.cast/serve.sock, open to its user
-/// only. `cast find` ignores a server when CAST_NO_SERVER is set, and runs on its own when none
-/// answers or the server is of another version.
+/// at the files. The answers are the same as the commands' own, and as current: after a change
+/// the server checks and refreshes the index as they would (`--no-refresh` is not needed and
+/// makes no difference). The socket is ROOT/.cast/serve.sock, open to its user only. The
+/// commands ignore a server when CAST_NO_SERVER is set, and run on their own when none answers
+/// or the server is of another version.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project"
+    after_help = "Example:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\""
 )]
 pub struct Args {
     /// The root of the code base.
@@ -48,16 +49,33 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The longest request read (a query is a task's text: well under this).
 const MAX_REQUEST: u64 = 4 << 20;
 
-/// A `cast find` question, as sent to the server.
+/// A question, as sent to the server.
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct FindRequest {
+struct Request {
     version: String,
     /// The tree, with links resolved (the server answers for its own only).
     root: PathBuf,
-    pub(crate) query: String,
-    pub(crate) top: usize,
-    pub(crate) files: bool,
-    pub(crate) json: bool,
+    asked: Asked,
+}
+
+/// What a command asks of the server.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Asked {
+    /// `cast find`.
+    Find {
+        query: String,
+        top: usize,
+        files: bool,
+        json: bool,
+    },
+    /// `cast map` without a trace; `root_name` is the root as the command was given it (the
+    /// map's header shows it).
+    Map {
+        budget: usize,
+        focus: Option<String>,
+        root_name: String,
+        json: bool,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -77,31 +95,35 @@ pub(crate) enum Answered {
     Failed(anyhow::Error),
 }
 
+impl Answered {
+    /// Prints the answer as the command would have; a failure is the command's.
+    pub(crate) fn print(self, out: &mut Out) -> anyhow::Result<Exit> {
+        match self {
+            Answered::Output { output, exit } => {
+                out.bytes(output.as_bytes())?;
+                Ok(exit)
+            }
+            Answered::Failed(err) => Err(err),
+        }
+    }
+}
+
 fn socket_of(root: &Path) -> PathBuf {
     StateDir::of(root).join(SOCKET)
 }
 
-/// Asks the server of `root` to answer a `cast find`; `None` when there is none, it declined,
-/// or anything went wrong talking to it (the caller then answers on its own).
-pub(crate) fn ask(
-    root: &Path,
-    query: &str,
-    top: usize,
-    files: bool,
-    json: bool,
-) -> Option<Answered> {
+/// Asks the server of `root`; `None` when there is none, it declined, or anything went wrong
+/// talking to it (the caller then answers on its own).
+pub(crate) fn ask(root: &Path, asked: Asked) -> Option<Answered> {
     if std::env::var_os("CAST_NO_SERVER").is_some() {
         return None;
     }
     let root = std::fs::canonicalize(root).ok()?;
     let socket = socket_of(&root);
-    let request = FindRequest {
+    let request = Request {
         version: VERSION.to_string(),
         root,
-        query: query.to_string(),
-        top,
-        files,
-        json,
+        asked,
     };
     let reply = exchange(&socket, &request)?;
     match reply {
@@ -122,7 +144,7 @@ pub(crate) fn ask(
 }
 
 #[cfg(unix)]
-fn exchange(socket: &Path, request: &FindRequest) -> Option<Reply> {
+fn exchange(socket: &Path, request: &Request) -> Option<Reply> {
     use std::os::unix::net::UnixStream;
     let mut stream = UnixStream::connect(socket).ok()?;
     let mut line = serde_json::to_vec(request).ok()?;
@@ -139,7 +161,7 @@ fn exchange(socket: &Path, request: &FindRequest) -> Option<Reply> {
 }
 
 #[cfg(not(unix))]
-fn exchange(_socket: &Path, _request: &FindRequest) -> Option<Reply> {
+fn exchange(_socket: &Path, _request: &Request) -> Option<Reply> {
     None
 }
 
@@ -181,7 +203,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .with_context(|| format!("cannot restrict {}", socket.display()))?;
     crate::output::warn(format!(
-        "answering `cast find` for {} on {} (Ctrl-C to stop)",
+        "answering `cast find` and `cast map` for {} on {} (Ctrl-C to stop)",
         root.display(),
         socket.display()
     ));
@@ -209,7 +231,7 @@ fn answer(
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut line = String::new();
     BufReader::new((&stream).take(MAX_REQUEST)).read_line(&mut line)?;
-    let reply = match serde_json::from_str::<FindRequest>(&line) {
+    let reply = match serde_json::from_str::<Request>(&line) {
         Err(err) => Reply::Declined {
             why: format!("not a request: {err}"),
         },
@@ -219,40 +241,59 @@ fn answer(
         Ok(request) if request.root != root => Reply::Declined {
             why: format!("this server answers for {}", root.display()),
         },
-        Ok(request) => find(kept, root, &request),
+        Ok(request) => reply(kept, root, request.asked),
     };
     let mut bytes = serde_json::to_vec(&reply).map_err(std::io::Error::from)?;
     bytes.push(b'\n');
     (&stream).write_all(&bytes)
 }
 
-fn find(kept: &KeptIndex, root: &Path, request: &FindRequest) -> Reply {
-    let mode = if request.files {
-        FindMode::Files
-    } else {
-        FindMode::Symbols
+/// Answers as the command asking would have, from the kept index.
+fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
+    let index_err = |err: cast_analyzer::AnalyzerError| {
+        anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
     };
-    let found = kept.query(root, |index| {
-        index.find_with(&request.query, request.top.max(1), mode)
-    });
-    match found {
-        Ok(found) => {
-            let mut out = Out::buffer();
-            match crate::find::write(&found, request.json, &mut out) {
-                Ok(exit) => Reply::Answer {
-                    output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
-                    nothing_found: exit == Exit::NothingOrRefused,
-                },
-                Err(err) => Reply::Failed {
-                    message: err.to_string(),
-                },
-            }
+    let mut out = Out::buffer();
+    let written: anyhow::Result<Exit> = match asked {
+        Asked::Find {
+            query,
+            top,
+            files,
+            json,
+        } => {
+            let mode = if files {
+                FindMode::Files
+            } else {
+                FindMode::Symbols
+            };
+            kept.query(root, |index| index.find_with(&query, top.max(1), mode))
+                .map_err(index_err)
+                .and_then(|found| Ok(crate::find::write(&found, json, &mut out)?))
         }
+        Asked::Map {
+            budget,
+            focus,
+            root_name,
+            json,
+        } => {
+            let options = MapOptions {
+                budget,
+                trace: None,
+                focus,
+                root_name: Some(root_name),
+            };
+            kept.query(root, |index| index.map(&options))
+                .map_err(index_err)
+                .and_then(|map| Ok(crate::map::write(&map, json, &mut out)?))
+        }
+    };
+    match written {
+        Ok(exit) => Reply::Answer {
+            output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
+            nothing_found: exit == Exit::NothingOrRefused,
+        },
         Err(err) => Reply::Failed {
-            message: format!(
-                "{:#}",
-                anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
-            ),
+            message: format!("{err:#}"),
         },
     }
 }

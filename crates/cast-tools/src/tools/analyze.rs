@@ -96,6 +96,7 @@ impl TypedTool for AnalyzeRepository {
             budget: p.budget.unwrap_or(MapOptions::default().budget).max(100),
             trace,
             focus: p.focus.filter(|f| !f.trim().is_empty()),
+            root_name: None,
         };
         match query_index(ctx, Self::NAME, |index| index.map(&options))? {
             Ok(map) => Ok(ToolOutput::ok(
@@ -122,6 +123,7 @@ pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String
         budget: budget.max(100),
         trace: Some(trace),
         focus: None,
+        root_name: None,
     };
     let map = query_index(ctx, AnalyzeRepository::NAME, |index| index.map(&options))
         .ok()?
