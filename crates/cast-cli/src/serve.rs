@@ -184,19 +184,28 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
     let state = StateDir::of(&root);
     state.ensure()?;
     let socket = socket_of(&root);
-    if UnixStream::connect(&socket).is_ok() {
-        anyhow::bail!(
-            "a server already answers for {} (on {})",
-            root.display(),
-            socket.display()
-        );
+    let already = || {
+        UnixStream::connect(&socket).is_ok().then(|| {
+            anyhow::anyhow!(
+                "a server already answers for {} (on {})",
+                root.display(),
+                socket.display()
+            )
+        })
+    };
+    if let Some(err) = already() {
+        return Err(err);
     }
-    // Left by a server that was killed: nobody listens on it.
-    let _ = std::fs::remove_file(&socket);
     let kept = KeptIndex::default();
     crate::output::warn(format!("indexing {} …", root.display()));
     kept.query(&root, |_| Ok(()))
         .with_context(|| format!("cannot index {}", root.display()))?;
+    // Asked again: another server may have started while this one indexed.
+    if let Some(err) = already() {
+        return Err(err);
+    }
+    // Left by a server that was killed: nobody listens on it.
+    let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)
         .with_context(|| format!("cannot listen on {}", socket.display()))?;
     // Only its user may ask (the answers show the tree's code).
