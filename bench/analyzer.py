@@ -36,7 +36,12 @@ every command below runs on that copy, in one run, on the same machine.
    `cast find QUERY --root COPY --json --top 5`; a hit counts when the full name of one of the
    top 5 symbols is one of the expected names. Reports hit@1, hit@5, MRR and the median and
    p90 latency (whole process, the index warm), and lists the misses. Then each query as the
-   task of `cast map COPY --focus QUERY` (default budget): median and p90 latency.
+   task of `cast map COPY --focus QUERY` (default budget): median and p90 latency. These run
+   with CAST_NO_SERVER set: each command opens and checks the index itself.
+4. The same with `cast serve --root COPY` running (unless --no-serve): the server is started,
+   asked once to warm it, then every `cast find` and `cast map --focus` above runs again, now
+   answered by the server (whole process of the command, as before); each answer must be
+   byte-identical to the command's own, or the benchmark stops.
 
 To score search on the standard library alone (its own task queries, no third-party
 look-alikes), add `--exclude site-packages`; for the held-out set,
@@ -203,14 +208,28 @@ def bench_skeleton(cast: str, copy: Path) -> dict:
     return {"totals": totals, "checked": checked, "missing": missing, "examples": examples}
 
 
-def bench_find(cast: str, copy: Path, queries: Path) -> dict:
+ALONE = dict(os.environ, CAST_NO_SERVER="1")
+SERVED = {k: v for k, v in os.environ.items() if k != "CAST_NO_SERVER"}
+
+
+def timed_env(cmd: list[str], env: dict) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    p = run(cmd, env=env)
+    return time.perf_counter() - t0, p
+
+
+def bench_find(cast: str, copy: Path, queries: Path, serve: bool) -> dict:
     rows = [json.loads(l) for l in queries.read_text().splitlines() if l.strip()]
     hits1 = hits5 = 0
     rr = 0.0
     times, misses = [], []
-    for q in rows:
-        t, p = timed([cast, "find", q["query"], "--root", str(copy), "--json", "--top", "5"])
+    find_cmds = [[cast, "find", q["query"], "--root", str(copy), "--json", "--top", "5"] for q in rows]
+    map_cmds = [[cast, "map", str(copy), "--focus", q["query"]] for q in rows]
+    outputs = {}
+    for q, cmd in zip(rows, find_cmds):
+        t, p = timed_env(cmd, ALONE)
         times.append(t)
+        outputs[tuple(cmd)] = p.stdout
         names = [h.get("full_name") for h in map(json.loads, p.stdout.decode().splitlines()) if h["kind"] == "symbol"]
         rank = next((i + 1 for i, n in enumerate(names) if n in q["expect"]), None)
         if rank:
@@ -222,12 +241,43 @@ def bench_find(cast: str, copy: Path, queries: Path) -> dict:
     n = len(rows)
     # The same queries as tasks for a focused map (default budget).
     map_times = []
-    for q in rows:
-        t, p = timed([cast, "map", str(copy), "--focus", q["query"]])
+    for cmd in map_cmds:
+        t, p = timed_env(cmd, ALONE)
         map_times.append(t)
-    return {"n": n, "hit1": hits1, "hit5": hits5, "mrr": rr / n, "latency": statistics.median(times),
-            "p90": p90(times), "map_latency": statistics.median(map_times), "map_p90": p90(map_times),
-            "misses": misses}
+        outputs[tuple(cmd)] = p.stdout
+    result = {"n": n, "hit1": hits1, "hit5": hits5, "mrr": rr / n, "latency": statistics.median(times),
+              "p90": p90(times), "map_latency": statistics.median(map_times), "map_p90": p90(map_times),
+              "misses": misses}
+    if serve:
+        result["served"] = bench_served(cast, copy, find_cmds, map_cmds, outputs)
+    return result
+
+
+def bench_served(cast: str, copy: Path, find_cmds, map_cmds, outputs) -> dict:
+    """The commands again with `cast serve` running; every answer must equal the command's own."""
+    server = subprocess.Popen([cast, "serve", "--root", str(copy)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        socket = copy / ".cast" / "serve.sock"
+        deadline = time.time() + 600
+        while not socket.exists():
+            if server.poll() is not None or time.time() > deadline:
+                sys.exit("cast serve did not start")
+            time.sleep(0.05)
+        run(find_cmds[0], env=SERVED)  # the first question arms the server's watch of the tree
+        timings = {}
+        for name, cmds in (("find", find_cmds), ("map", map_cmds)):
+            times = []
+            for cmd in cmds:
+                t, p = timed_env(cmd, SERVED)
+                if p.stdout != outputs[tuple(cmd)]:
+                    sys.exit(f"the server answered differently: {' '.join(cmd)}")
+                times.append(t)
+            timings[name] = (statistics.median(times), p90(times))
+        return timings
+    finally:
+        server.kill()
+        server.wait()
 
 
 def p90(values: list[float]) -> float:
@@ -245,6 +295,7 @@ def main() -> int:
                     help="leave folders of this name out of the copy (e.g. site-packages)")
     ap.add_argument("--keep", action="store_true", help="keep the copy (its path is printed)")
     ap.add_argument("--only", choices=["index", "skeleton", "find"], action="append")
+    ap.add_argument("--no-serve", action="store_true", help="skip the search timings with `cast serve` running")
     args = ap.parse_args()
     only = set(args.only or ["index", "skeleton", "find"])
     tree = args.tree.resolve()
@@ -284,12 +335,16 @@ def main() -> int:
             print(f"classes and defs at their true line: {s['checked'] - s['missing']:,} of {s['checked']:,} "
                   f"({s['missing']} missing){' e.g. ' + ', '.join(s['examples']) if s['examples'] else ''}")
         if "find" in only:
-            f = bench_find(args.cast, copy, args.queries)
+            f = bench_find(args.cast, copy, args.queries, serve=not args.no_serve)
             print(f"\n== cast find ({f['n']} queries from {args.queries.name})")
             print(f"hit@5 {f['hit5']}/{f['n']} = {100 * f['hit5'] / f['n']:.0f}%, hit@1 {f['hit1']}/{f['n']}, "
                   f"MRR {f['mrr']:.2f}, latency median {1000 * f['latency']:.0f} ms, p90 {1000 * f['p90']:.0f} ms "
                   "(whole process, warm index)")
             print(f"`cast map --focus QUERY`: latency median {1000 * f['map_latency']:.0f} ms, p90 {1000 * f['map_p90']:.0f} ms")
+            if "served" in f:
+                (fm, fp), (mm, mp) = f["served"]["find"], f["served"]["map"]
+                print(f"with `cast serve` running (every answer identical): `cast find` median {1000 * fm:.0f} ms, "
+                      f"p90 {1000 * fp:.0f} ms; `cast map --focus` median {1000 * mm:.0f} ms, p90 {1000 * mp:.0f} ms")
             for q, names in f["misses"]:
                 print(f"  miss: {q!r} -> {names}")
         print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
