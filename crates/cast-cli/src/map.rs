@@ -21,7 +21,8 @@ use crate::{Exit, Out};
 /// ranks highest for it come first, then the rest by PageRank, within the same budget.
 ///
 /// The index (PATH/.cast/index.sqlite) is built or refreshed first (with --no-refresh, only
-/// built when there is none).
+/// built when there is none); when `cast serve` runs for the tree, it answers instead, from
+/// its open index (without --trace; see `cast serve --help`).
 /// With --json, one JSON object per shown file (its symbols inside), then a summary object.
 #[derive(Debug, clap::Args)]
 #[command(
