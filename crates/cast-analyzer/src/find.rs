@@ -673,25 +673,44 @@ impl Index {
 
     fn evidence(&self, query: &str, terms: &[String]) -> Result<Evidence> {
         let err = db_err(&self.db_path);
-        let file_text = normalise(
+        let match_files = |conn: &rusqlite::Connection| {
             store::match_terms(
-                &self.conn,
+                conn,
                 TermTable::Files,
                 terms,
                 &[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY],
                 TEXT_LIMIT,
             )
-            .map_err(&err)?,
-        );
+        };
         // First stage of the symbols: name, context, signature and docstring, stored.
-        let stored_symbols = store::match_terms(
-            &self.conn,
-            TermTable::Symbols,
-            terms,
-            &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
-            CANDIDATE_SYMBOLS,
-        )
-        .map_err(&err)?;
+        let match_symbols = || {
+            store::match_terms(
+                &self.conn,
+                TermTable::Symbols,
+                terms,
+                &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
+                CANDIDATE_SYMBOLS,
+            )
+        };
+        let (file_text, stored_symbols) = match self.second_connection() {
+            // The files' match beside the symbols' (an index answering many queries).
+            Some(second) => std::thread::scope(|scope| {
+                let files = scope.spawn(|| match second.lock() {
+                    Ok(conn) => conn.as_ref().map(match_files),
+                    Err(_) => None,
+                });
+                let symbols = match_symbols();
+                let files = files.join().ok().flatten();
+                (files, symbols)
+            }),
+            None => (None, match_symbols()),
+        };
+        let file_text = match file_text {
+            Some(found) => found,
+            None => match_files(&self.conn),
+        };
+        let file_text = normalise(file_text.map_err(&err)?);
+        let stored_symbols = stored_symbols.map_err(&err)?;
         let mut symbol_ident: HashMap<i64, (i64, f64)> = HashMap::new();
         let mut file_ident: HashMap<i64, f64> = HashMap::new();
         let idents = query_identifiers(query);

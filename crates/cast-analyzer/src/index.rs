@@ -118,8 +118,11 @@ pub struct Index {
     pub(crate) conn: Connection,
     pub(crate) registry: Registry,
     report: Option<IndexReport>,
-    /// Whether [`Index::query_fresh`] may have the kernel watch the tree ([`Index::watch_tree`]).
-    watch_tree: bool,
+    /// Set by [`Index::answer_many`]: the kernel may watch the tree, and a search matches files
+    /// and symbols on two connections.
+    answer_many: bool,
+    /// The second connection of [`Index::answer_many`], opened on first use.
+    pub(crate) second: std::sync::Mutex<Option<Connection>>,
     /// The tree's live watch, armed by the last check that found the index current.
     live: Option<Live>,
     /// Decoded `meta` blobs, kept while the database is unchanged.
@@ -728,7 +731,8 @@ impl Index {
             conn,
             registry: Registry::default(),
             report: None,
-            watch_tree: false,
+            answer_many: false,
+            second: std::sync::Mutex::new(None),
             live: None,
             memo: crate::memo::Memo::default(),
         };
@@ -787,7 +791,7 @@ impl Index {
     /// [`Self::query_current`]), walking with `walk` or, if `None`, as the index was last built.
     /// A process that answers many queries (an MCP server, an agent) keeps the index open and
     /// asks here: its connection, memory map and page cache stay warm between queries. After
-    /// [`Self::watch_tree`], a query the kernel reported no change for since the last check
+    /// [`Self::answer_many`], a query the kernel reported no change for since the last check
     /// found the index current skips the check.
     pub fn query_fresh<T, E>(
         &mut self,
@@ -810,7 +814,7 @@ impl Index {
                 return query(self);
             }
         }
-        let arm = self.watch_tree;
+        let arm = self.answer_many;
         let (answer, listing, current, live) = std::thread::scope(|scope| {
             let (root, registry, db) = (&self.root, &self.registry, &self.db_path);
             let walk = &walk;
@@ -853,20 +857,38 @@ impl Index {
         query(self)
     }
 
-    /// Lets [`Self::query_fresh`] have the kernel watch the tree's folders (inotify on Linux)
-    /// once a check found the index current, and skip the next checks while it reports no
-    /// change: the check `stat`s every file (40–50 ms of CPU on the 17,000 files of the
-    /// standard library with site-packages), the watch reads what the kernel queued. For a
-    /// process that answers many queries; a watch costs a kernel watch per folder (the
-    /// per-user limit is `fs.inotify.max_user_watches`) and is not armed for a walk through
-    /// links, a tree with hard-linked files, or where the system cannot watch (then every
-    /// query checks, as before). Changes the kernel does not report through a folder — a
-    /// memory-mapped write, another machine's write on a network file system — are not seen.
-    pub fn watch_tree(&mut self) {
-        self.watch_tree = true;
+    /// Readies this index for a process that answers many queries (an MCP server, an agent,
+    /// `cast serve`), where nothing else runs beside a query:
+    ///
+    /// - [`Self::query_fresh`] has the kernel watch the tree's folders (inotify on Linux) once
+    ///   a check found the index current, and skips the next checks while it reports no
+    ///   change: the check `stat`s every file (40–50 ms of CPU on the 17,000 files of the
+    ///   standard library with site-packages), the watch reads what the kernel queued. A
+    ///   watch costs a kernel watch per folder (the per-user limit is
+    ///   `fs.inotify.max_user_watches`) and is not armed for a walk through links, a tree with
+    ///   hard-linked files, or where the system cannot watch (then every query checks, as
+    ///   before). Changes the kernel does not report through a folder — a memory-mapped write,
+    ///   another machine's write on a network file system — are not seen.
+    /// - A search matches the files' full text on a second connection while the symbols' is
+    ///   matched on this one (a one-query process runs the check on its second core instead).
+    pub fn answer_many(&mut self) {
+        self.answer_many = true;
     }
 
-    /// Whether the tree is watched now (see [`Self::watch_tree`]).
+    /// The second connection of [`Self::answer_many`] (opened now if it was not); `None` for
+    /// an index that answers one query, or when it cannot be opened.
+    pub(crate) fn second_connection(&self) -> Option<&std::sync::Mutex<Option<Connection>>> {
+        if !self.answer_many {
+            return None;
+        }
+        let mut slot = self.second.lock().ok()?;
+        if slot.is_none() {
+            *slot = Some(store::connect(&self.db_path).ok()?);
+        }
+        Some(&self.second)
+    }
+
+    /// Whether the tree is watched now (see [`Self::answer_many`]).
     pub fn is_tree_watched(&self) -> bool {
         self.live.is_some()
     }
@@ -928,6 +950,8 @@ impl Index {
                 store::remove_files(&self.db_path);
                 let (conn, _) = store::open(&self.db_path)?;
                 self.conn = conn;
+                // It read the file just removed.
+                self.second = std::sync::Mutex::new(None);
                 self.refresh_once(walk, progress, None)?
             }
             other => other?,

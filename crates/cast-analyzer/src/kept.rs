@@ -5,7 +5,7 @@
 //! page cache each time, and its check for changes `stat`s every file. A [`KeptIndex`] opens
 //! it once (building it when there is none), reopens it when the database file is no longer
 //! the one opened (deleted, or replaced by another process), drops it after an error so the
-//! next query starts afresh, and has the kernel watch the tree ([`Index::watch_tree`]), so a
+//! next query starts afresh, and has the kernel watch the tree ([`Index::answer_many`]), so a
 //! query made while nothing changed does not look at the files at all.
 //!
 //! ```no_run
@@ -87,7 +87,7 @@ impl KeptIndex {
                 let mut index = Index::open_with(root, &options, &mut |_| {})?;
                 // Calls come one after another: the kernel's notes of changes spare each the
                 // check of every file while none came.
-                index.watch_tree();
+                index.answer_many();
                 let open = OpenIndex {
                     file: file_id(index.db_path()),
                     index,

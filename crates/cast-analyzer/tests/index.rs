@@ -884,7 +884,7 @@ fn a_tree_the_kernel_watches_skips_the_check_yet_sees_every_change() {
     std::fs::write(root.join("pkg/.ignore"), "nothing.py\n").unwrap();
     std::fs::write(root.join("pkg/notes.txt"), "zebra\n").unwrap();
     let mut index = Index::open(root).unwrap();
-    index.watch_tree();
+    index.answer_many();
     // Made old and refreshed, so a watch of the walk is stored; the next query checks the
     // tree from it and arms the kernel's watch; the one after finds it quiet.
     let settle = |index: &mut Index, query: &str| -> Vec<String> {
