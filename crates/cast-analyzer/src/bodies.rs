@@ -228,8 +228,9 @@ impl Index {
 
     /// Every symbol of `files`, counted against the query: its stored fields, the module path
     /// of its file as context, and its own lines as the file reads now. The stored rows are read
-    /// on this thread (one connection); the files are read and cut on all cores (the cutting is
-    /// most of the work, and in a process that keeps the index open nothing else runs beside it).
+    /// on this thread (one connection); for an index that answers many queries
+    /// ([`Index::answer_many`]), the files are read and cut on all cores (the cutting is most of
+    /// the work, and nothing else runs beside the query there).
     fn count_candidates(&self, files: &[i64], query: &Query) -> rusqlite::Result<Vec<Counted>> {
         let mut file_stmt = self
             .conn
@@ -267,10 +268,16 @@ impl Index {
             }
         }
         let root = self.root.as_path();
-        let counted: Vec<Vec<Counted>> = stored
-            .par_iter()
-            .map(|(file, path, size, symbols)| count_file(root, *file, path, *size, symbols, query))
-            .collect();
+        let count = |(file, path, size, symbols): &(i64, String, i64, Vec<StoredSymbol>)| {
+            count_file(root, *file, path, *size, symbols, query)
+        };
+        // A one-query process runs the check on its second core: there, tasks on both cores
+        // only made the query wait (measured 5 ms slower).
+        let counted: Vec<Vec<Counted>> = if self.answer_many {
+            stored.par_iter().map(count).collect()
+        } else {
+            stored.iter().map(count).collect()
+        };
         Ok(counted.into_iter().flatten().collect())
     }
 }

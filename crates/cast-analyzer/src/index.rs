@@ -120,7 +120,7 @@ pub struct Index {
     report: Option<IndexReport>,
     /// Set by [`Index::answer_many`]: the kernel may watch the tree, and a search matches files
     /// and symbols on two connections.
-    answer_many: bool,
+    pub(crate) answer_many: bool,
     /// The second connection of [`Index::answer_many`], opened on first use.
     pub(crate) second: std::sync::Mutex<Option<Connection>>,
     /// The tree's live watch, armed by the last check that found the index current.
@@ -870,7 +870,8 @@ impl Index {
     ///   before). Changes the kernel does not report through a folder — a memory-mapped write,
     ///   another machine's write on a network file system — are not seen.
     /// - A search matches the files' full text on a second connection while the symbols' is
-    ///   matched on this one (a one-query process runs the check on its second core instead).
+    ///   matched on this one, and reads and cuts the candidate files on all cores (a one-query
+    ///   process runs the check on its second core instead).
     pub fn answer_many(&mut self) {
         self.answer_many = true;
     }
