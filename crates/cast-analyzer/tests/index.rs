@@ -661,52 +661,74 @@ fn current_files(root: &Path, query: &str, runs: &mut usize) -> Vec<String> {
     .unwrap()
 }
 
-#[test]
-fn a_watched_tree_sees_edits_new_files_in_subfolders_and_ignore_files_changing() {
-    // Before each change the tree is made old and queried once, so a watch of it is stored
-    // and the query after the change checks folders and files instead of walking: each change
-    // must still be seen.
+/// How a watched-tree test asks: `Settle` makes the tree old and asks twice (nothing changed
+/// since); `After` asks once after a change, which must be seen.
+#[derive(Clone, Copy)]
+enum Ask {
+    Settle,
+    After,
+}
+
+/// A tree with a package two folders deep and an ignore file, for the watched-tree tests.
+fn changing_tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
     std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'zebra'\n").unwrap();
     std::fs::write(root.join("pkg/sub/b.py"), "def other():\n    return 1\n").unwrap();
     std::fs::write(root.join("pkg/.ignore"), "nothing.py\n").unwrap();
-    let settle = |query: &str| {
-        age_tree(root);
-        let mut runs = 0;
-        let before = current_files(root, query, &mut runs);
-        let mut runs = 0;
-        assert_eq!(current_files(root, query, &mut runs), before);
-        assert_eq!(runs, 1, "nothing changed");
-        before
-    };
-    let after = |query: &str| {
-        let mut runs = 0;
-        let found = current_files(root, query, &mut runs);
-        assert_eq!(runs, 2, "a change is seen: {query}");
-        found
-    };
+    dir
+}
 
-    assert_eq!(settle("zebra"), ["pkg/a.py"]);
+/// Changes `root` (a [`changing_tree`]) in each way a watch must see, asking `ask` for the
+/// best files of a query before and after each change.
+fn every_change_is_seen(root: &Path, ask: &mut dyn FnMut(&str, Ask) -> Vec<String>) {
+    assert_eq!(ask("zebra", Ask::Settle), ["pkg/a.py"]);
     // A file edited in place (its folder keeps its mtime).
     std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'giraffe'\n").unwrap();
-    assert!(after("zebra").is_empty());
+    assert!(ask("zebra", Ask::After).is_empty());
     // A file added two folders down.
-    assert!(settle("okapi").is_empty());
+    assert!(ask("okapi", Ask::Settle).is_empty());
     std::fs::write(root.join("pkg/sub/c.py"), "OKAPI = 1\n").unwrap();
-    assert_eq!(after("okapi"), ["pkg/sub/c.py"]);
+    assert_eq!(ask("okapi", Ask::After), ["pkg/sub/c.py"]);
     // An ignore file edited in place: the folder it rules is dropped, then brought back.
-    assert_eq!(settle("okapi"), ["pkg/sub/c.py"]);
+    assert_eq!(ask("okapi", Ask::Settle), ["pkg/sub/c.py"]);
     std::fs::write(root.join("pkg/.ignore"), "sub/\n").unwrap();
-    assert!(after("okapi").is_empty());
-    assert!(settle("okapi").is_empty());
+    assert!(ask("okapi", Ask::After).is_empty());
+    assert!(ask("okapi", Ask::Settle).is_empty());
     std::fs::write(root.join("pkg/.ignore"), "\n").unwrap();
-    assert_eq!(after("okapi"), ["pkg/sub/c.py"]);
+    assert_eq!(ask("okapi", Ask::After), ["pkg/sub/c.py"]);
     // A file deleted.
-    assert_eq!(settle("okapi"), ["pkg/sub/c.py"]);
+    assert_eq!(ask("okapi", Ask::Settle), ["pkg/sub/c.py"]);
     std::fs::remove_file(root.join("pkg/sub/c.py")).unwrap();
-    assert!(after("okapi").is_empty());
+    assert!(ask("okapi", Ask::After).is_empty());
+}
+
+#[test]
+fn a_watched_tree_sees_edits_new_files_in_subfolders_and_ignore_files_changing() {
+    // Before each change the tree is made old and queried once, so a watch of it is stored
+    // and the query after the change checks folders and files instead of walking: each change
+    // must still be seen.
+    let dir = changing_tree();
+    let root = dir.path();
+    every_change_is_seen(root, &mut |query, how| {
+        let mut runs = 0;
+        match how {
+            Ask::Settle => {
+                age_tree(root);
+                let before = current_files(root, query, &mut runs);
+                let mut runs = 0;
+                assert_eq!(current_files(root, query, &mut runs), before);
+                assert_eq!(runs, 1, "nothing changed");
+                before
+            }
+            Ask::After => {
+                let found = current_files(root, query, &mut runs);
+                assert_eq!(runs, 2, "a change is seen: {query}");
+                found
+            }
+        }
+    });
 }
 
 #[test]
@@ -876,61 +898,43 @@ fn fresh_files(index: &mut Index, query: &str) -> (Vec<String>, usize) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_tree_the_kernel_watches_skips_the_check_yet_sees_every_change() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = changing_tree();
     let root = dir.path();
-    std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
-    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'zebra'\n").unwrap();
-    std::fs::write(root.join("pkg/sub/b.py"), "def other():\n    return 1\n").unwrap();
-    std::fs::write(root.join("pkg/.ignore"), "nothing.py\n").unwrap();
     std::fs::write(root.join("pkg/notes.txt"), "zebra\n").unwrap();
     let mut index = Index::open(root).unwrap();
     index.answer_many();
-    // Made old and refreshed, so a watch of the walk is stored; the next query checks the
-    // tree from it and arms the kernel's watch; the one after finds it quiet.
-    let settle = |index: &mut Index, query: &str| -> Vec<String> {
-        age_tree(root);
-        index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
-        let (before, runs) = fresh_files(index, query);
-        assert_eq!(runs, 1, "nothing changed: {query}");
-        assert!(index.is_tree_watched(), "armed: {query}");
-        assert_eq!(fresh_files(index, query), (before.clone(), 1));
-        assert!(index.is_tree_watched(), "still quiet: {query}");
-        before
-    };
-    let after = |index: &mut Index, query: &str| -> Vec<String> {
-        let (found, runs) = fresh_files(index, query);
-        assert_eq!(runs, 2, "a change is seen: {query}");
-        found
-    };
-
-    assert_eq!(settle(&mut index, "zebra"), ["pkg/a.py"]);
     // A file of a language not indexed: no change to the index, the watch stays quiet.
+    age_tree(root);
+    index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
+    fresh_files(&mut index, "zebra");
+    assert!(index.is_tree_watched());
     std::fs::write(root.join("pkg/notes.txt"), "okapi\n").unwrap();
     assert_eq!(
         fresh_files(&mut index, "zebra"),
         (vec!["pkg/a.py".to_string()], 1)
     );
     assert!(index.is_tree_watched());
-    // A file edited in place (its folder keeps its mtime).
-    std::fs::write(root.join("pkg/a.py"), "def feed():\n    return 'giraffe'\n").unwrap();
-    assert!(after(&mut index, "zebra").is_empty());
-    // A file added two folders down.
-    assert!(settle(&mut index, "okapi").is_empty());
-    std::fs::write(root.join("pkg/sub/c.py"), "OKAPI = 1\n").unwrap();
-    assert_eq!(after(&mut index, "okapi"), ["pkg/sub/c.py"]);
-    // An ignore file edited in place: the folder it rules is dropped, then brought back.
-    assert_eq!(settle(&mut index, "okapi"), ["pkg/sub/c.py"]);
-    std::fs::write(root.join("pkg/.ignore"), "sub/\n").unwrap();
-    assert!(after(&mut index, "okapi").is_empty());
-    assert!(settle(&mut index, "okapi").is_empty());
-    std::fs::write(root.join("pkg/.ignore"), "\n").unwrap();
-    assert_eq!(after(&mut index, "okapi"), ["pkg/sub/c.py"]);
-    // A file deleted.
-    assert_eq!(settle(&mut index, "okapi"), ["pkg/sub/c.py"]);
-    std::fs::remove_file(root.join("pkg/sub/c.py")).unwrap();
-    assert!(after(&mut index, "okapi").is_empty());
+    every_change_is_seen(root, &mut |query, how| match how {
+        // Made old and refreshed, so a watch of the walk is stored; the next query checks
+        // the tree from it and arms the kernel's watch; the one after finds it quiet.
+        Ask::Settle => {
+            age_tree(root);
+            index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
+            let (before, runs) = fresh_files(&mut index, query);
+            assert_eq!(runs, 1, "nothing changed: {query}");
+            assert!(index.is_tree_watched(), "armed: {query}");
+            assert_eq!(fresh_files(&mut index, query), (before.clone(), 1));
+            assert!(index.is_tree_watched(), "still quiet: {query}");
+            before
+        }
+        Ask::After => {
+            let (found, runs) = fresh_files(&mut index, query);
+            assert_eq!(runs, 2, "a change is seen: {query}");
+            found
+        }
+    });
     // A file with a second name elsewhere may change unseen: such a tree is checked each time.
-    std::fs::hard_link(root.join("pkg/a.py"), dir.path().join("pkg/sub/twin.py")).unwrap();
+    std::fs::hard_link(root.join("pkg/a.py"), root.join("pkg/sub/twin.py")).unwrap();
     age_tree(root);
     index.refresh(&WalkOptions::default(), &mut |_| {}).unwrap();
     fresh_files(&mut index, "giraffe");
