@@ -6,6 +6,10 @@
 //! map` of its tree over a Unix socket in the tree's `.cast/`. They ask it when one answers
 //! there and otherwise run as before, so a server only ever makes them faster, never different.
 
+// Elsewhere than Unix there is no server: `cast find` never asks and `cast serve` says so, so
+// the pieces that talk over the socket go unused there.
+#![cfg_attr(not(unix), allow(unused_imports, dead_code))]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

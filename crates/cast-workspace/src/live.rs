@@ -29,6 +29,7 @@
 //! # }
 //! ```
 
+#[cfg(target_os = "linux")]
 use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
@@ -89,6 +90,7 @@ impl LiveWatch {
 }
 
 /// Names whose change can change what a walk lists, whatever their language.
+#[cfg(target_os = "linux")]
 fn rules_the_walk(name: &OsStr) -> bool {
     crate::watch::IGNORE_FILES.iter().any(|f| name == *f)
         || [".git", ".jj", "pyvenv.cfg"].iter().any(|f| name == *f)
