@@ -111,6 +111,19 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
     std::fs::remove_file(root.join("widgets.py")).unwrap();
     let (served, _) = find(root, "frobnicate the widgets", false);
     assert!(!served.contains("frobnicate_widgets"), "{served}");
+    // A question from another build of cast is declined, not answered.
+    let stream = std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
+    let request = serde_json::json!({
+        "version": "0.0.0",
+        "root": std::fs::canonicalize(root).unwrap(),
+        "asked": {"Find": {"query": "apply a discount code", "top": 5, "files": false, "json": true}},
+    });
+    (&stream)
+        .write_all(format!("{request}\n").as_bytes())
+        .unwrap();
+    let mut reply = String::new();
+    BufReader::new(&stream).read_line(&mut reply).unwrap();
+    assert!(reply.starts_with("{\"Declined\""), "{reply}");
     // A second server of the same tree is refused.
     cast()
         .args(["serve", "--root"])

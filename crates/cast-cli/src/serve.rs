@@ -33,7 +33,8 @@ use crate::{Exit, Out};
 /// the server checks and refreshes the index as they would (`--no-refresh` is not needed and
 /// makes no difference). The socket is ROOT/.cast/serve.sock, open to its user only. The
 /// commands ignore a server when CAST_NO_SERVER is set, and run on their own when none answers
-/// or the server is of another version.
+/// or the server is another build of cast (another version, or a binary rebuilt since it
+/// started).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\""
@@ -47,8 +48,24 @@ pub struct Args {
 /// The socket's name in the tree's `.cast/`.
 const SOCKET: &str = "serve.sock";
 
-/// A server of another build may answer differently: it is not asked.
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Which build this is: the version, and the size and mtime of the executable (a server of
+/// another build, even of the same version, may answer differently: it is not asked). Taken
+/// once by a server, when it starts: a binary rebuilt under it is then another build.
+fn build() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let exe = std::env::current_exe().and_then(std::fs::metadata);
+    match exe {
+        Ok(meta) => {
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{version}+{}.{mtime}", meta.len())
+        }
+        Err(_) => version.to_string(),
+    }
+}
 
 /// The longest request read (a query is a task's text: well under this).
 const MAX_REQUEST: u64 = 4 << 20;
@@ -125,7 +142,7 @@ pub(crate) fn ask(root: &Path, asked: Asked) -> Option<Answered> {
     let root = std::fs::canonicalize(root).ok()?;
     let socket = socket_of(&root);
     let request = Request {
-        version: VERSION.to_string(),
+        version: build(),
         root,
         asked,
     };
@@ -200,6 +217,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
     if let Some(err) = already() {
         return Err(err);
     }
+    let build = build();
     let kept = KeptIndex::default();
     crate::output::warn(format!("indexing {} …", root.display()));
     kept.query(&root, |_| Ok(()))
@@ -223,7 +241,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
     for stream in listener.incoming() {
         match stream {
             Ok(stream) => {
-                if let Err(err) = answer(&kept, &root, stream) {
+                if let Err(err) = answer(&kept, &root, &build, stream) {
                     crate::output::warn(format!("a request failed: {err}"));
                 }
             }
@@ -238,6 +256,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
 fn answer(
     kept: &KeptIndex,
     root: &Path,
+    build: &str,
     stream: std::os::unix::net::UnixStream,
 ) -> std::io::Result<()> {
     // A client that connects and says nothing does not hold the server.
@@ -248,8 +267,8 @@ fn answer(
         Err(err) => Reply::Declined {
             why: format!("not a request: {err}"),
         },
-        Ok(request) if request.version != VERSION => Reply::Declined {
-            why: format!("this server is version {VERSION}"),
+        Ok(request) if request.version != build => Reply::Declined {
+            why: format!("this server is build {build}"),
         },
         Ok(request) if request.root != root => Reply::Declined {
             why: format!("this server answers for {}", root.display()),
