@@ -806,9 +806,8 @@ impl Index {
             Some(w) => w.clone(),
             None => self.stored_walk().unwrap_or_default(),
         };
-        if let Some(live) = self.live.take() {
+        if let Some(mut live) = self.live.take() {
             let registry = &self.registry;
-            let mut live = live;
             if live.walk == walk && live.watch.unchanged(&|p| registry.for_path(p).is_some()) {
                 self.live = Some(live);
                 return query(self);
