@@ -468,9 +468,9 @@ impl FileGraph {
     }
 }
 
-/// Stored ranks on a log scale, 0 to 1.
-struct Ranks {
-    sorted: crate::index::SortedRanks,
+/// Stored ranks, and on a log scale, 0 to 1 (see [`Index::stored_ranks`]).
+pub(crate) struct Ranks {
+    pub(crate) sorted: crate::index::SortedRanks,
     max: f64,
     n: f64,
 }
@@ -491,6 +491,13 @@ impl Ranks {
         }
         (1.0 + r * self.n).ln() / (1.0 + self.max * self.n).ln()
     }
+}
+
+/// Which stored ranks [`Index::stored_ranks`] reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RankedTable {
+    Symbols,
+    Files,
 }
 
 /// What the text, identifier and graph steps found, before the blend.
@@ -671,6 +678,18 @@ impl Index {
         Ok(files)
     }
 
+    /// The stored PageRank of every symbol or file, decoded once while the database is
+    /// unchanged (search and the map read the same).
+    pub(crate) fn stored_ranks(&self, table: RankedTable) -> Result<std::sync::Arc<Ranks>> {
+        let key = match table {
+            RankedTable::Symbols => "symbol_ranks",
+            RankedTable::Files => "file_ranks",
+        };
+        self.memo
+            .get(&self.conn, key, Ranks::new)
+            .map_err(db_err(&self.db_path))
+    }
+
     fn evidence(&self, query: &str, terms: &[String]) -> Result<Evidence> {
         let err = db_err(&self.db_path);
         let match_files = |conn: &rusqlite::Connection| {
@@ -692,23 +711,19 @@ impl Index {
                 CANDIDATE_SYMBOLS,
             )
         };
-        let (file_text, stored_symbols) = match self.second_connection() {
+        let (file_text, stored_symbols) = match &self.second {
             // The files' match beside the symbols' (an index answering many queries).
             Some(second) => std::thread::scope(|scope| {
-                let files = scope.spawn(|| match second.lock() {
-                    Ok(conn) => conn.as_ref().map(match_files),
-                    Err(_) => None,
-                });
+                // Poisoned only by an earlier match's panic: the files are then matched below, on
+                // this index's own connection.
+                let files = scope.spawn(|| second.lock().ok().map(|conn| match_files(&conn)));
                 let symbols = match_symbols();
                 let files = files.join().ok().flatten();
                 (files, symbols)
             }),
             None => (None, match_symbols()),
         };
-        let file_text = match file_text {
-            Some(found) => found,
-            None => match_files(&self.conn),
-        };
+        let file_text = file_text.unwrap_or_else(|| match_files(&self.conn));
         let file_text = normalise(file_text.map_err(&err)?);
         let stored_symbols = stored_symbols.map_err(&err)?;
         let mut symbol_ident: HashMap<i64, (i64, f64)> = HashMap::new();
@@ -952,10 +967,7 @@ impl Index {
                 scores.entry(f).or_default().graph = g;
             }
         }
-        let ranks = self
-            .memo
-            .get(&self.conn, "file_ranks", Ranks::new)
-            .map_err(&err)?;
+        let ranks = self.stored_ranks(RankedTable::Files)?;
         let mut paths = self
             .conn
             .prepare_cached(&format!(
@@ -1098,10 +1110,7 @@ impl Index {
         factor: &dyn Fn(&str) -> f64,
     ) -> Result<Vec<(i64, Scores, String)>> {
         let err = db_err(&self.db_path);
-        let ranks = self
-            .memo
-            .get(&self.conn, "symbol_ranks", Ranks::new)
-            .map_err(&err)?;
+        let ranks = self.stored_ranks(RankedTable::Symbols)?;
         let mut cands: Vec<(i64, Scores, String)> = Vec::new();
         let ids: std::collections::BTreeSet<i64> = ev
             .symbol_text

@@ -121,8 +121,9 @@ pub struct Index {
     /// Set by [`Index::answer_many`]: the kernel may watch the tree, and a search matches files
     /// and symbols on two connections.
     pub(crate) answer_many: bool,
-    /// The second connection of [`Index::answer_many`], opened on first use.
-    pub(crate) second: std::sync::Mutex<Option<Connection>>,
+    /// The second connection of [`Index::answer_many`] (a mutex only to be `Sync`: one query
+    /// at a time uses it, from the thread it lends it to).
+    pub(crate) second: Option<std::sync::Mutex<Connection>>,
     /// The tree's live watch, armed by the last check that found the index current.
     live: Option<Live>,
     /// Decoded `meta` blobs, kept while the database is unchanged.
@@ -732,7 +733,7 @@ impl Index {
             registry: Registry::default(),
             report: None,
             answer_many: false,
-            second: std::sync::Mutex::new(None),
+            second: None,
             live: None,
             memo: crate::memo::Memo::default(),
         };
@@ -873,19 +874,15 @@ impl Index {
     ///   process runs the check on its second core instead).
     pub fn answer_many(&mut self) {
         self.answer_many = true;
+        self.second = self.second_connection();
     }
 
-    /// The second connection of [`Self::answer_many`] (opened now if it was not); `None` for
-    /// an index that answers one query, or when it cannot be opened.
-    pub(crate) fn second_connection(&self) -> Option<&std::sync::Mutex<Option<Connection>>> {
-        if !self.answer_many {
-            return None;
-        }
-        let mut slot = self.second.lock().ok()?;
-        if slot.is_none() {
-            *slot = Some(store::connect(&self.db_path).ok()?);
-        }
-        Some(&self.second)
+    /// A second connection to the database; `None` when it cannot be opened (searches then use
+    /// one).
+    fn second_connection(&self) -> Option<std::sync::Mutex<Connection>> {
+        store::connect(&self.db_path)
+            .ok()
+            .map(std::sync::Mutex::new)
     }
 
     /// Whether the tree is watched now (see [`Self::answer_many`]).
@@ -951,7 +948,9 @@ impl Index {
                 let (conn, _) = store::open(&self.db_path)?;
                 self.conn = conn;
                 // It read the file just removed.
-                self.second = std::sync::Mutex::new(None);
+                if self.answer_many {
+                    self.second = self.second_connection();
+                }
                 self.refresh_once(walk, progress, None)?
             }
             other => other?,

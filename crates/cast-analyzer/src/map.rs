@@ -13,6 +13,7 @@ use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
+use crate::find::RankedTable;
 use crate::index::{Index, kind_of};
 use crate::resolve::{decode_deps_raw, decode_edges_raw};
 use crate::store::{self, db_err};
@@ -555,12 +556,8 @@ impl Index {
             .memo
             .get_with(&self.conn, "map:files", &err, || self.map_files())?;
         let (unparsed, unparsed_total) = self.unparsed_files()?;
-        let file_ranks = self
-            .memo
-            .get_with(&self.conn, "map:file_ranks", &err, || self.file_ranks())?;
-        let sym_ranks = self
-            .memo
-            .get_with(&self.conn, "map:symbol_ranks", &err, || self.symbol_ranks())?;
+        let file_ranks = self.stored_ranks(RankedTable::Files)?;
+        let sym_ranks = self.stored_ranks(RankedTable::Symbols)?;
         // As counted when the content last changed: counting scans the whole table.
         let symbols_total = match store::counts(&self.conn).map_err(db_err(&self.db_path))? {
             Some(counts) => counts.symbols,
@@ -653,7 +650,7 @@ impl Index {
                 let mut in_file: Vec<(i64, f64)> = self
                     .symbols_of_file(*f)?
                     .into_iter()
-                    .map(|id| (id, sym_ranks.get(id).unwrap_or(0.0)))
+                    .map(|id| (id, sym_ranks.sorted.get(id).unwrap_or(0.0)))
                     .collect();
                 in_file.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 first.extend(in_file.into_iter().take(3).map(|(id, _)| id));
@@ -674,7 +671,7 @@ impl Index {
         };
         let make_file = |f: &FileInfo| MapFile {
             path: f.path.clone(),
-            rank: file_ranks.get(&f.id).copied().unwrap_or(0.0),
+            rank: file_ranks.sorted.get(f.id).unwrap_or(0.0),
             description: f
                 .description
                 .as_deref()
@@ -720,7 +717,7 @@ impl Index {
         let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
         let budget = options.budget;
         let mut misses = 0;
-        let candidates = first.iter().copied().chain(sym_ranks.best_first());
+        let candidates = first.iter().copied().chain(sym_ranks.sorted.best_first());
         for id in candidates {
             // After 200 symbols that did not fit, the budget is spent: the rest of the ranking
             // (every symbol of the tree, sorted only when it is read this far) is not read.
@@ -792,7 +789,7 @@ impl Index {
                     signature: s.signature.clone(),
                     line: s.line,
                     end_line: s.end_line,
-                    rank: sym_ranks.get(s.id).unwrap_or(0.0),
+                    rank: sym_ranks.sorted.get(s.id).unwrap_or(0.0),
                     depth,
                     calls: traced.then(|| calls.get(&s.id).copied()).flatten(),
                     errors: errors
@@ -801,7 +798,7 @@ impl Index {
                         .map(|(_, _, e)| e.clone())
                         .collect(),
                     calls_to: if s.kind.is_callable() {
-                        self.callees(&mut callee_cache, s.file_id, s.id, &sym_ranks)?
+                        self.callees(&mut callee_cache, s.file_id, s.id, &sym_ranks.sorted)?
                     } else {
                         Vec::new()
                     },
@@ -841,7 +838,7 @@ impl Index {
             .values()
             .filter(|f| !shown_files.contains_key(&f.id) && allowed(f.id))
             .map(|f| {
-                let rank = file_ranks.get(&f.id).copied().unwrap_or(0.0);
+                let rank = file_ranks.sorted.get(f.id).unwrap_or(0.0);
                 (focus_pos(f.id), rank, f)
             })
             .collect();
