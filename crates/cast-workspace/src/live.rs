@@ -196,19 +196,6 @@ mod tests {
     use crate::{WalkOptions, WatchRecorder};
     use cast_test_support::age_tree;
 
-    fn watch_of(root: &Path) -> WalkWatch {
-        let recorder = WatchRecorder::new();
-        let options = WalkOptions::default();
-        for entry in options.watched_builder(root, &recorder).build().flatten() {
-            if entry.file_type().is_some_and(|t| t.is_dir()) {
-                recorder.folder(entry.path());
-            }
-        }
-        recorder
-            .finish(root, &options)
-            .expect("an aged tree is watched")
-    }
-
     fn is_py(path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "py")
     }
@@ -222,7 +209,7 @@ mod tests {
         std::fs::write(root.join("pkg/sub/deep.py"), "B = 1\n").unwrap();
         std::fs::write(root.join("pkg/notes.txt"), "hello\n").unwrap();
         age_tree(root);
-        let watch = watch_of(root);
+        let watch = crate::watch::tests::watch_of(root).expect("an aged tree is watched");
         assert_eq!(watch.folders().count(), 3);
         let live = LiveWatch::arm(&watch).unwrap();
         (dir, live)

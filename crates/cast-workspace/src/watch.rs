@@ -465,13 +465,12 @@ fn decode_watch(bytes: &[u8]) -> Option<WalkWatch> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use cast_test_support::age_tree;
 
-    /// Sets the mtime of `path` and of everything under it an hour back, so it is not racy.
-    /// A walk of `root` with the default options, recorded.
-    fn watch_of(root: &Path) -> Option<WalkWatch> {
+    /// A walk of `root` with the default options, recorded (the live watch's tests use it too).
+    pub(crate) fn watch_of(root: &Path) -> Option<WalkWatch> {
         let options = WalkOptions::default();
         let recorder = WatchRecorder::new();
         for entry in options.watched_builder(root, &recorder).build().flatten() {

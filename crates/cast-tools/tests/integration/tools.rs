@@ -282,18 +282,14 @@ fn regression_an_edit_breaking_the_syntax_is_reported_to_the_model() {
 #[test]
 fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
     let (dir, ctx, registry) = workspace();
-    let names = |ctx: &ToolContext| -> String {
+    let find = |ctx: &ToolContext, query: &str| -> String {
         let out = registry
-            .call(
-                ctx,
-                "find_symbol",
-                json!({"query": "main parse_invoice", "top": 5}),
-            )
+            .call(ctx, "find_symbol", json!({"query": query, "top": 5}))
             .unwrap();
         assert_eq!(out.status, Status::Ok, "{}", out.text);
         out.text
     };
-    let first = names(&ctx);
+    let first = find(&ctx, "main parse_invoice");
     assert!(first.contains("main"), "{first}");
     assert!(!first.contains("parse_invoice"), "{first}");
     // An edit made outside the tools, between two calls.
@@ -303,7 +299,7 @@ fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
     )
     .unwrap();
     let clone = ctx.clone();
-    assert!(names(&clone).contains("parse_invoice"));
+    assert!(find(&clone, "main parse_invoice").contains("parse_invoice"));
     // The database deleted under the open index: rebuilt, not read from the deleted file.
     std::fs::remove_dir_all(dir.path().join(".cast")).unwrap();
     std::fs::write(
@@ -311,14 +307,8 @@ fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
         "def parse_receipt(text):\n    return text\n",
     )
     .unwrap();
-    let out = registry
-        .call(
-            &ctx,
-            "find_symbol",
-            json!({"query": "parse_receipt", "top": 5}),
-        )
-        .unwrap();
-    assert!(out.text.contains("parse_receipt"), "{}", out.text);
+    let found = find(&ctx, "parse_receipt");
+    assert!(found.contains("parse_receipt"), "{found}");
     assert!(dir.path().join(".cast/index.sqlite").exists());
     // Replaced by another file of another tree's index: the new file is read.
     let other = tempfile::tempdir().unwrap();
@@ -343,15 +333,9 @@ fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
         dir.path().join(".cast/index.sqlite"),
     )
     .unwrap();
-    let out = registry
-        .call(
-            &ctx,
-            "find_symbol",
-            json!({"query": "close_ledger parse_receipt", "top": 5}),
-        )
-        .unwrap();
-    assert!(out.text.contains("close_ledger"), "{}", out.text);
-    assert!(out.text.contains("parse_receipt"), "{}", out.text);
+    let found = find(&ctx, "close_ledger parse_receipt");
+    assert!(found.contains("close_ledger"), "{found}");
+    assert!(found.contains("parse_receipt"), "{found}");
     // The refresh went into the file now at the path (the other tree's had no parse_receipt),
     // not into the one the index had open before.
     let options = cast_analyzer::IndexOptions {
