@@ -403,6 +403,10 @@ fn is_current(conn: &Connection, listing: &Listing) -> rusqlite::Result<bool> {
     Ok(stored.as_deref() == Some(listing.digest().as_slice()))
 }
 
+/// Parse results that may wait, ahead of the one being written (a slow file holds the rest of
+/// them in memory meanwhile).
+const PARSE_WINDOW: usize = 512;
+
 /// The `meta` key of [`Listing::digest`] as of the last refresh.
 const LISTING_DIGEST: &str = "listing";
 
@@ -1102,27 +1106,24 @@ impl Index {
         let mut old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)> = HashMap::new();
         let writer = Writer { conn };
 
-        let write_result: Result<()> = std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(512);
-            let old_ref = &old;
-            let items = &to_read;
-            scope.spawn(move || {
-                items
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, item)| {
-                        let old_hash = old_ref.get(&item.rel).map(|o| o.hash.as_slice());
-                        let outcome = read_and_parse(registry, item, old_hash, max);
-                        let _ = tx.send((i, outcome));
-                    });
-            });
-            let mut done = 0;
-            for (i, outcome) in rx {
+        // Parsed on every core, written in the listing's order (by path): the same tree always
+        // gets the same file and symbol ids, whichever parse finishes first.
+        let threads = rayon::current_num_threads();
+        let mut done = 0;
+        let write_result: Result<()> = crate::ordered::for_each_in_order(
+            &to_read,
+            threads,
+            PARSE_WINDOW,
+            |item| {
+                let old_hash = old.get(&item.rel).map(|o| o.hash.as_slice());
+                read_and_parse(registry, item, old_hash, max)
+            },
+            |i, outcome| {
                 done += 1;
                 if done % 64 == 0 || done == total {
                     progress(Progress::Parsing { done, total });
                 }
-                let item = &items[i];
+                let item = &to_read[i];
                 let prev = old.get(&item.rel);
                 match outcome {
                     Outcome::Touched => {
@@ -1192,9 +1193,9 @@ impl Index {
                             .map_err(&err)?;
                     }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            },
+        );
         write_result?;
         report.phases.parse_and_write = lap(&mut phase);
         report.deleted = self.delete_missing(&old)?;

@@ -46,6 +46,7 @@ mod kept;
 mod map;
 mod memo;
 mod modpath;
+mod ordered;
 pub mod rank;
 pub mod resolve;
 mod show;

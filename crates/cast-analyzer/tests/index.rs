@@ -441,6 +441,51 @@ fn a_refresh_without_changes_reports_the_same_counts() {
     assert!(cold.symbols > 0);
 }
 
+/// Files and symbols are numbered in path order whichever parse finishes first (search breaks
+/// ties by these numbers, so two builds of one tree must rank alike).
+#[test]
+fn a_new_index_numbers_files_and_symbols_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    // Big files first in path order, so on several threads the later, small ones finish first.
+    for n in 0..240 {
+        let folder = dir.path().join(format!("pkg{}", n % 7));
+        std::fs::create_dir_all(&folder).unwrap();
+        let defs = if n < 20 { 400 } else { 2 };
+        let mut text = String::new();
+        for d in 0..defs {
+            text.push_str(&format!("def f{d}(x):\n    return x + {d}\n\n"));
+        }
+        text.push_str("class C:\n    def m(self):\n        pass\n");
+        std::fs::write(folder.join(format!("m{n:03}.py")), text).unwrap();
+    }
+    let index = Index::open(dir.path()).unwrap();
+    let conn = rusqlite::Connection::open(index.db_path()).unwrap();
+    let paths: Vec<String> = conn
+        .prepare("SELECT path FROM files ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(paths.len(), 240);
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    let symbols: Vec<(String, i64)> = conn
+        .prepare(
+            "SELECT f.path, s.ord FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY s.id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let mut by_path = symbols.clone();
+    by_path.sort();
+    assert_eq!(symbols.len(), 20 * 402 + 220 * 4);
+    assert!(symbols == by_path, "symbol ids out of path order");
+}
+
 #[test]
 fn the_full_text_index_follows_edits_touches_and_deletes() {
     let dir = tempfile::tempdir().unwrap();
