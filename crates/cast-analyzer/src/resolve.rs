@@ -41,6 +41,10 @@ type Receiver = Option<(u32, How)>;
 /// to say anything.
 pub const MAX_BY_NAME: usize = 8;
 
+/// Declared modules (`mod m;`) one reference may pass through on its way to a name (a path
+/// names each module it passes, so a real chain holds few).
+const MAX_MODULE_HOPS: u32 = 8;
+
 /// How an edge was resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -835,6 +839,20 @@ impl Catalog {
 
     /// Follows `Class.Inner.name` or `module.sub.Class.name` from a binding.
     fn walk_chain(&self, from: u32, start: Bind, parts: &[&str], name: &str) -> Option<u32> {
+        self.walk_chain_from(from, start, parts, name, 0)
+    }
+
+    /// [`Catalog::walk_chain`], `hops` declared modules (`mod m;`) followed so far: following
+    /// one consumes no part of the chain, so a module whose file is not found (it binds to
+    /// itself) or modules declared in a ring would otherwise be followed forever.
+    fn walk_chain_from(
+        &self,
+        from: u32,
+        start: Bind,
+        parts: &[&str],
+        name: &str,
+        hops: u32,
+    ) -> Option<u32> {
         match start {
             Bind::Nothing => None,
             Bind::Sym(s) if self.syms[s as usize].kind == SymbolKind::Module => {
@@ -852,15 +870,21 @@ impl Catalog {
                     return if rest.is_empty() && parts.is_empty() {
                         Some(child)
                     } else {
-                        self.walk_chain(from, Bind::Sym(child), rest, name)
+                        self.walk_chain_from(from, Bind::Sym(child), rest, name, hops)
                     };
+                }
+                if hops >= MAX_MODULE_HOPS {
+                    return None;
                 }
                 let module_name = &self.name_list[sym.name as usize];
                 let imp = self.files[sym.file as usize]
                     .imports_named(module_name)
                     .find(|i| i.module == "self")?;
                 let bound = self.bind_import(sym.file, imp, 0);
-                self.walk_chain(from, bound, parts, name)
+                if matches!(bound, Bind::Sym(b) if b == s) {
+                    return None;
+                }
+                self.walk_chain_from(from, bound, parts, name, hops + 1)
             }
             Bind::Sym(s) => {
                 let mut cur = s;
@@ -898,7 +922,7 @@ impl Catalog {
                         };
                     }
                     let first = self.name_in_module(g, rest[0], 0);
-                    return self.walk_chain(from, first, &rest[1..], name);
+                    return self.walk_chain_from(from, first, &rest[1..], name, hops);
                 }
                 None
             }

@@ -67,6 +67,30 @@ fn rust_crates_modules_impls_and_paths() {
     }
 }
 
+/// A `mod m;` whose file is not in the tree (generated, behind a `#[path]`, or not copied)
+/// binds `m` to the declaring file itself: a path through it resolves to nothing, where it
+/// once recursed until the stack overflowed and took the whole index down.
+#[test]
+fn a_declared_module_without_its_file_resolves_to_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("skeleton.rs"),
+        "mod braced;\nmod gone;\n\nfn lines() -> u32 {\n    braced::lines() + gone::deeper::more::f()\n}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "mod a;\n\npub fn run() {\n    a::b::c();\n    self::a::x();\n}\n",
+    )
+    .unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let report = index.report().unwrap();
+    assert_eq!((report.files, report.symbols), (2, 5));
+    // Nothing names a definition in the tree but `lines` and `run` themselves.
+    assert_eq!(edges(&index), Vec::<(String, String, String)>::new());
+}
+
 #[test]
 fn go_packages_are_folders() {
     let dir = copy_fixture("langs/go");
