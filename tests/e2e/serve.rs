@@ -133,6 +133,26 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         .stderr(predicates::str::contains("already answers"));
 }
 
+/// A client that connects and says nothing holds only itself: a `cast find` asked meanwhile is
+/// answered by the server while that client is still connected (the server gives it 10 s).
+#[test]
+fn a_silent_client_does_not_hold_the_server() {
+    let dir = project();
+    let root = dir.path();
+    let _server = Server::start(root);
+    let silent = std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
+    let alone = find(root, "apply a discount code", true);
+    assert_eq!(find(root, "apply a discount code", false), alone);
+    // Still connected: a read finds no data and no end of stream.
+    silent.set_nonblocking(true).unwrap();
+    let mut byte = [0u8; 1];
+    let read = std::io::Read::read(&mut &silent, &mut byte);
+    assert!(
+        matches!(&read, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the silent client was already let go: {read:?}"
+    );
+}
+
 /// A stand-in server on the tree's socket: replies `reply` to one request and gives it back.
 fn stand_in(root: &Path, reply: &'static str) -> std::thread::JoinHandle<serde_json::Value> {
     std::fs::create_dir_all(root.join(".cast")).unwrap();

@@ -238,16 +238,41 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
         root.display(),
         socket.display()
     ));
-    for stream in listener.incoming() {
-        match stream {
-            Ok(stream) => {
-                if let Err(err) = answer(&kept, &root, &build, stream) {
+    std::thread::scope(|scope| {
+        for stream in listener.incoming() {
+            let stream = match stream {
+                Ok(stream) => stream,
+                Err(err) => {
+                    crate::output::warn(format!("cannot accept a request: {err}"));
+                    continue;
+                }
+            };
+            // Each request on a thread of its own, so a client that connects and says nothing
+            // holds only itself; the queries themselves take the kept index in turn.
+            let (kept, root, build) = (&kept, &root, &build);
+            let answered = move |stream| {
+                if let Err(err) = answer(kept, root, build, stream) {
                     crate::output::warn(format!("a request failed: {err}"));
                 }
+            };
+            // The stream goes to the thread once it runs: a spawn that fails keeps it here.
+            let (handed, taken) = std::sync::mpsc::channel();
+            let spawned = std::thread::Builder::new()
+                .name("request".to_owned())
+                .spawn_scoped(scope, move || {
+                    if let Ok(stream) = taken.recv() {
+                        answered(stream);
+                    }
+                });
+            match spawned {
+                Ok(_) => {
+                    let _ = handed.send(stream);
+                }
+                // No thread to be had: answered here, in turn.
+                Err(_) => answered(stream),
             }
-            Err(err) => crate::output::warn(format!("cannot accept a request: {err}")),
         }
-    }
+    });
     Ok(Exit::Success)
 }
 
