@@ -22,7 +22,8 @@
 //! 4. **Graph.** Personalised PageRank ([`crate::rank::personalized_page_rank`]) over the file
 //!    graph (imports and resolved references between files), seeded by the best files by
 //!    text, identifiers and history (step 6): the files that the hits import or call get
-//!    credit.
+//!    credit. A file reached only through the graph (no word of the query in its text or path,
+//!    no identifier, no past commit) is listed after every file with evidence of its own.
 //! 5. **Path.** The IDF-weighted share of the query's terms in the file's path, divided by the
 //!    query's best (BM25F dilutes a path match by the body's length).
 //! 6. **History.** In a git repository, the [`HISTORY_COMMITS`] past commits whose messages
@@ -143,6 +144,18 @@ pub struct Scores {
     /// The product of the priors (test, stub, private) applied to the blend.
     pub factor: f64,
     pub total: f64,
+}
+
+impl Scores {
+    /// Whether a file has evidence of its own: its text, path, symbols, an identifier of the
+    /// query, or past commits (the graph, rank and churn only add to such evidence).
+    pub fn is_direct(&self) -> bool {
+        self.text > 0.0
+            || self.path > 0.0
+            || self.symbols > 0.0
+            || self.ident > 0.0
+            || self.history > 0.0
+    }
 }
 
 /// One search result.
@@ -1016,7 +1029,14 @@ impl Index {
                 + W_CHURN * s.churn)
                 * s.factor;
         }
-        out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.2.cmp(&b.2)));
+        // Files with evidence of their own come first; after them, the files reached only
+        // through the graph (what the hits import or call, with no word of the query).
+        out.sort_by(|a, b| {
+            b.1.is_direct()
+                .cmp(&a.1.is_direct())
+                .then(b.1.total.total_cmp(&a.1.total))
+                .then(a.2.cmp(&b.2))
+        });
         Ok(out.into_iter().map(|(f, s, _)| (f, s)).collect())
     }
 

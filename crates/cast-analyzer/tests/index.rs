@@ -528,6 +528,56 @@ fn the_full_text_index_follows_edits_touches_and_deletes() {
     assert!(index.find("giraffe", 5).unwrap().symbols.is_empty());
 }
 
+/// Files with a word of the query (or another evidence of their own) come before the files
+/// reached only through the graph: what the one hit imports once came first, the hit being a
+/// demoted test.
+#[test]
+fn files_reached_only_through_the_graph_come_after_the_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    };
+    w("hub.py", "def helper():\n    return 1\n");
+    w(
+        "app.py",
+        "from hub import helper\n\n\ndef run():\n    return helper()\n",
+    );
+    w(
+        "tests/test_zebra.py",
+        "from hub import helper\nfrom app import run\n\n\ndef test_quokka():\n    \"\"\"The quokka meets the zebra.\"\"\"\n    assert run() == helper()\n",
+    );
+    let paths = |index: &Index| -> Vec<(String, bool)> {
+        let found = index.find_with("quokka zebra", 5, FindMode::Files).unwrap();
+        found
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.scores.is_direct()))
+            .collect()
+    };
+    let index = Index::open(dir.path()).unwrap();
+    let found = paths(&index);
+    assert_eq!(
+        found[0],
+        ("tests/test_zebra.py".to_owned(), true),
+        "{found:?}"
+    );
+    assert!(found[1..].iter().all(|(_, direct)| !direct), "{found:?}");
+    // With a word of the query in it, an imported file joins the hits, before the other one.
+    w(
+        "hub.py",
+        "def helper():\n    \"\"\"Feeds the zebra.\"\"\"\n    return 1\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let found: Vec<String> = paths(&index).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        found.last().map(String::as_str),
+        Some("app.py"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn files_rank_by_identifiers_and_demote_tests_unless_asked() {
     let dir = tempfile::tempdir().unwrap();
