@@ -40,6 +40,13 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Writes `text` to `rel` under `root`, making its folders.
+fn write_file(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 /// Moves a file's mtime 5 s on without changing its content.
 fn touch(path: &Path) {
     let t =
@@ -534,11 +541,7 @@ fn the_full_text_index_follows_edits_touches_and_deletes() {
 #[test]
 fn files_reached_only_through_the_graph_come_after_the_hits() {
     let dir = tempfile::tempdir().unwrap();
-    let w = |p: &str, t: &str| {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    };
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
     w("hub.py", "def helper():\n    return 1\n");
     w(
         "app.py",
@@ -581,11 +584,7 @@ fn files_reached_only_through_the_graph_come_after_the_hits() {
 #[test]
 fn files_rank_by_identifiers_and_demote_tests_unless_asked() {
     let dir = tempfile::tempdir().unwrap();
-    let w = |p: &str, t: &str| {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    };
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
     w(
         "pkg/session.py",
         "class Session:\n    def send(self, request):\n        '''Send a prepared request.'''\n        return request\n",

@@ -3,7 +3,7 @@
 
 use cast_analyzer::Index;
 
-use super::{copy_fixture, edges, triples};
+use super::{copy_fixture, edges, triples, write_file};
 
 /// Each file's resolved imports, as `importer -> imported`.
 fn imports(index: &Index) -> Vec<String> {
@@ -167,11 +167,7 @@ fn java_packages_imports_and_class_scope() {
 #[test]
 fn template_calls_reach_python_methods_but_not_other_languages() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let path = dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| write_file(dir.path(), rel, text);
     write(
         "shop/cart.py",
         "class Cart:\n    def total(self):\n        return 1\n",
