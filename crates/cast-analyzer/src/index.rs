@@ -1116,7 +1116,15 @@ impl Index {
             PARSE_WINDOW,
             |item| {
                 let old_hash = old.get(&item.rel).map(|o| o.hash.as_slice());
-                read_and_parse(registry, item, old_hash, max)
+                // A parser that panics on one file (a bug, but in code CAST does not own) costs
+                // that file, not the whole index.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_and_parse(registry, item, old_hash, max)
+                }))
+                .unwrap_or_else(|_| Outcome::Skipped {
+                    hash: Vec::new(),
+                    reason: "the parser failed on this file (a bug: please report it)".to_owned(),
+                })
             },
             |i, outcome| {
                 done += 1;

@@ -35,6 +35,9 @@ where
             let tx = tx.clone();
             let (next, gate, work) = (&next, &gate, &work);
             scope.spawn(move || {
+                // A panic in `work` stops the others (the scope then passes it on) rather than
+                // leaving them, and the results waiting for the lost item, waiting for ever.
+                let _stop = StopOnPanic(gate);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= items.len() || !gate.wait_for_room(i, window) {
@@ -75,6 +78,17 @@ where
         }
         result
     })
+}
+
+/// Stops the gate when dropped by a panicking thread.
+struct StopOnPanic<'g>(&'g Gate);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
 }
 
 /// How far the results were handed on, for the threads that wait for room.
@@ -170,6 +184,24 @@ mod tests {
         assert_eq!(result, Ok(()));
         assert!(most_ahead < 5 + 3, "{most_ahead} items ahead");
         assert!(most_ahead >= 1, "the threads never ran ahead");
+    }
+
+    #[test]
+    fn a_panicking_item_is_passed_on_not_waited_for() {
+        let items: Vec<usize> = (0..1000).collect();
+        let outcome = std::panic::catch_unwind(|| {
+            for_each_in_order(
+                &items,
+                2,
+                4,
+                |&n| {
+                    assert!(n != 10, "item {n} fails");
+                    n
+                },
+                |_, _| Ok::<(), ()>(()),
+            )
+        });
+        assert!(outcome.is_err());
     }
 
     #[test]
