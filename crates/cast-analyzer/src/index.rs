@@ -1123,7 +1123,7 @@ impl Index {
                 }))
                 .unwrap_or_else(|_| Outcome::Skipped {
                     hash: Vec::new(),
-                    reason: "the parser failed on this file (a bug: please report it)".to_owned(),
+                    reason: cast_parser::ParseError::Panicked.to_string(),
                 })
             },
             |i, outcome| {

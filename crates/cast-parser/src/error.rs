@@ -33,6 +33,9 @@ pub enum ParseError {
         "parsing {language} took over {millis} ms and was stopped; the file is likely generated or garbled (the parser's error recovery is slow on it)"
     )]
     TooSlow { language: &'static str, millis: u64 },
+    /// A parser panicked: a bug, which costs the one file when a tree is parsed.
+    #[error("the parser failed on this file (a bug: please report it)")]
+    Panicked,
 }
 
 impl ParseError {

@@ -114,7 +114,11 @@ pub fn parse_tree(root: &Path, options: &WalkOptions, registry: &Registry) -> Ve
     let parsed: Vec<FileOutcome> = files
         .into_par_iter()
         .map(|(path, rel)| {
-            let result = registry.parse_file(&path, max_filesize);
+            // A parser that panics on one file costs that file, not the whole tree.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                registry.parse_file(&path, max_filesize)
+            }))
+            .unwrap_or(Err(ParseError::Panicked));
             FileOutcome { path, rel, result }
         })
         .collect();
