@@ -486,7 +486,7 @@ fn read_and_parse(
         };
     };
     let parsed = SourceText::from_bytes(&item.path, bytes).and_then(|source| {
-        let mut parsed = language.parse_text(&source.text)?;
+        let mut parsed = language.parse(&source.text)?;
         parsed.lossy_utf8 = source.lossy;
         let terms = crate::text::search_terms(&item.rel, &source.text, &parsed);
         Ok((parsed, terms))
@@ -1116,8 +1116,9 @@ impl Index {
             PARSE_WINDOW,
             |item| {
                 let old_hash = old.get(&item.rel).map(|o| o.hash.as_slice());
-                // A parser that panics on one file (a bug, but in code CAST does not own) costs
-                // that file, not the whole index.
+                // A panic while one file is read, parsed or cut into terms (a bug) costs that
+                // file, not the whole index (`LanguageParser::parse` already catches the
+                // parsers' own).
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     read_and_parse(registry, item, old_hash, max)
                 }))

@@ -538,7 +538,7 @@ impl Index {
                 let language = self.registry.for_path(&full)?;
                 SourceText::read(&full, cast_parser::DEFAULT_MAX_FILESIZE)
                     .ok()
-                    .and_then(|source| language.parse_text(&source.text).ok())
+                    .and_then(|source| language.parse(&source.text).ok())
                     .and_then(|parsed| parsed.syntax_error)
             });
             if let Some(error) = error {

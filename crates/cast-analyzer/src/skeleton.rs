@@ -110,7 +110,7 @@ pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<S
         }
     })?;
     let parsed = language
-        .parse_text(&source.text)
+        .parse(&source.text)
         .map_err(|source| AnalyzerError::Parse {
             path: rel.to_owned(),
             source,

@@ -22,7 +22,7 @@ pub(crate) fn first_error(
     text: &str,
 ) -> Option<cast_parser::SyntaxError> {
     let language = registry.for_path(path)?;
-    language.parse_text(text).ok()?.syntax_error
+    language.parse(text).ok()?.syntax_error
 }
 
 /// Whether `path` has a parser (so it is checked at all).

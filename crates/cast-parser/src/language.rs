@@ -14,6 +14,14 @@ pub trait LanguageParser: Send + Sync {
     /// Parses decoded text. Must not panic on any input: broken code yields best-effort symbols
     /// with [`ParsedFile::syntax_error`] set.
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError>;
+
+    /// [`LanguageParser::parse_text`], a panic (a bug of the parser) turned into
+    /// [`ParseError::Panicked`], so that it costs the one text rather than the process: what
+    /// every caller uses.
+    fn parse(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.parse_text(text)))
+            .unwrap_or(Err(ParseError::Panicked))
+    }
 }
 
 /// Languages by extension. [`Registry::default`] knows Python, HTML and every described
@@ -99,7 +107,7 @@ impl Registry {
     pub fn parse_file(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
         let language = self.for_path(path).ok_or_else(|| self.unsupported(path))?;
         let source = SourceText::read(path, max_size)?;
-        let mut parsed = language.parse_text(&source.text)?;
+        let mut parsed = language.parse(&source.text)?;
         parsed.lossy_utf8 = source.lossy;
         Ok(parsed)
     }
@@ -108,6 +116,48 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A parser with a bug: it panics on every text.
+    struct Panics;
+
+    impl LanguageParser for Panics {
+        fn name(&self) -> &'static str {
+            "panics"
+        }
+        fn extensions(&self) -> &'static [&'static str] {
+            &["pan"]
+        }
+        fn parse_text(&self, _text: &str) -> Result<ParsedFile, ParseError> {
+            panic!("a parser bug");
+        }
+    }
+
+    #[test]
+    fn a_parser_panic_costs_the_one_file() {
+        assert!(matches!(Panics.parse("x"), Err(ParseError::Panicked)));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.pan"), "x\n").unwrap();
+        std::fs::write(dir.path().join("b.py"), "def b():\n    pass\n").unwrap();
+        let mut registry = Registry::default();
+        registry.register(Box::new(Panics));
+        let outcomes = crate::parse_tree(dir.path(), &crate::WalkOptions::default(), &registry);
+        let results: Vec<(&str, bool)> = outcomes
+            .iter()
+            .map(|o| {
+                (
+                    o.rel.as_str(),
+                    matches!(o.result, Err(ParseError::Panicked)),
+                )
+            })
+            .collect();
+        assert_eq!(results, [("a.pan", true), ("b.py", false)]);
+        assert!(
+            outcomes[1]
+                .result
+                .as_ref()
+                .is_ok_and(|f| f.symbols.len() == 1)
+        );
+    }
 
     #[test]
     fn extensions_pick_the_language() {

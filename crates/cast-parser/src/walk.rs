@@ -114,11 +114,7 @@ pub fn parse_tree(root: &Path, options: &WalkOptions, registry: &Registry) -> Ve
     let parsed: Vec<FileOutcome> = files
         .into_par_iter()
         .map(|(path, rel)| {
-            // A parser that panics on one file costs that file, not the whole tree.
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                registry.parse_file(&path, max_filesize)
-            }))
-            .unwrap_or(Err(ParseError::Panicked));
+            let result = registry.parse_file(&path, max_filesize);
             FileOutcome { path, rel, result }
         })
         .collect();
