@@ -435,8 +435,91 @@ fn normalise(rows: Vec<(i64, f64)>) -> HashMap<i64, f64> {
         .collect()
 }
 
-/// The priors' factor of a path (tests, stubs) for one query.
-type PathFactor = Box<dyn Fn(&str) -> f64>;
+/// The priors of one query: what it speaks of, and so which factors apply.
+struct Priors {
+    query_words: Vec<String>,
+    tests_ok: bool,
+    stubs_ok: bool,
+    examples_ok: bool,
+    installed_ok: bool,
+}
+
+impl Priors {
+    fn new(query: &str) -> Priors {
+        let mut query_words: Vec<String> = Vec::new();
+        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
+        let tests_ok = about(
+            &query_words,
+            &[
+                "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
+            ],
+        );
+        let stubs_ok = about(&query_words, &["stub", "stubs", "pyi", "typeshed"]);
+        let examples_ok = about(
+            &query_words,
+            &[
+                "example",
+                "examples",
+                "doc",
+                "docs",
+                "documentation",
+                "setup",
+                "benchmark",
+                "sphinx",
+            ],
+        );
+        let installed_ok = about(
+            &query_words,
+            &[
+                "dependency",
+                "dependencies",
+                "installed",
+                "vendored",
+                "thirdparty",
+            ],
+        );
+        Priors {
+            query_words,
+            tests_ok,
+            stubs_ok,
+            examples_ok,
+            installed_ok,
+        }
+    }
+
+    /// The factor of a file by its path: installed code, examples, tests, stubs.
+    fn of_path(&self, path: &str) -> f64 {
+        let mut f = 1.0;
+        if !self.installed_ok
+            && let Some(package) = installed_package(path)
+            && !names_package(&self.query_words, package)
+        {
+            f *= INSTALLED_FACTOR;
+        }
+        if is_example(path) {
+            f *= if self.examples_ok {
+                ASKED_FACTOR
+            } else {
+                EXAMPLE_FACTOR
+            };
+        }
+        if is_test(path) {
+            f *= self.test_factor();
+        }
+        if !self.stubs_ok && is_stub(path) {
+            f *= STUB_FACTOR;
+        }
+        f
+    }
+
+    fn test_factor(&self) -> f64 {
+        if self.tests_ok {
+            ASKED_FACTOR
+        } else {
+            TEST_FACTOR
+        }
+    }
+}
 
 /// A symbol's row as read for a result.
 #[derive(Debug, Clone)]
@@ -545,9 +628,8 @@ impl Index {
 
     /// Relevance search in either mode (see [`FindMode`]).
     pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
-        let (ev, factor) = self.prepare(query)?;
-        let factor = factor.as_ref();
-        let files = self.rank_files(&ev, factor)?;
+        let (ev, priors) = self.prepare(query)?;
+        let files = self.rank_files(&ev, &priors)?;
         let file_top = match mode {
             FindMode::Files => top,
             FindMode::Symbols => top.min(5),
@@ -556,7 +638,7 @@ impl Index {
         let symbols = match mode {
             FindMode::Files => Vec::new(),
             FindMode::Symbols => {
-                let ranked = self.rank_symbols(&ev, factor)?;
+                let ranked = self.rank_symbols(&ev, &priors)?;
                 self.symbol_hits(&ranked, top)?
             }
         };
@@ -566,8 +648,8 @@ impl Index {
         })
     }
 
-    /// The evidence for a query and the priors' factor by path.
-    fn prepare(&self, query: &str) -> Result<(Evidence, PathFactor)> {
+    /// The evidence for a query and its priors.
+    fn prepare(&self, query: &str) -> Result<(Evidence, Priors)> {
         if query.trim().is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
@@ -576,62 +658,7 @@ impl Index {
             return Err(AnalyzerError::EmptyQuery);
         }
         let ev = self.evidence(query, &terms)?;
-        let mut query_words: Vec<String> = Vec::new();
-        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
-        let tests_ok = about(
-            &query_words,
-            &[
-                "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
-            ],
-        );
-        let stubs_ok = about(&query_words, &["stub", "stubs", "pyi", "typeshed"]);
-        let examples_ok = about(
-            &query_words,
-            &[
-                "example",
-                "examples",
-                "doc",
-                "docs",
-                "documentation",
-                "setup",
-                "benchmark",
-                "sphinx",
-            ],
-        );
-        let installed_ok = about(
-            &query_words,
-            &[
-                "dependency",
-                "dependencies",
-                "installed",
-                "vendored",
-                "thirdparty",
-            ],
-        );
-        let factor = move |path: &str| -> f64 {
-            let mut f = 1.0;
-            if !installed_ok
-                && let Some(package) = installed_package(path)
-                && !names_package(&query_words, package)
-            {
-                f *= INSTALLED_FACTOR;
-            }
-            if is_example(path) {
-                f *= if examples_ok {
-                    ASKED_FACTOR
-                } else {
-                    EXAMPLE_FACTOR
-                };
-            }
-            if is_test(path) {
-                f *= if tests_ok { ASKED_FACTOR } else { TEST_FACTOR };
-            }
-            if !stubs_ok && is_stub(path) {
-                f *= STUB_FACTOR;
-            }
-            f
-        };
-        Ok((ev, Box::new(factor)))
+        Ok((ev, Priors::new(query)))
     }
 
     /// For a focused map: the ids of the best symbols and of the best files for a task, best
@@ -642,9 +669,9 @@ impl Index {
         symbols: usize,
         files: usize,
     ) -> Result<(Vec<i64>, Vec<i64>)> {
-        let (ev, factor) = self.prepare(task)?;
-        let ranked_files = self.rank_files(&ev, factor.as_ref())?;
-        let ranked_syms = self.rank_symbols(&ev, factor.as_ref())?;
+        let (ev, priors) = self.prepare(task)?;
+        let ranked_files = self.rank_files(&ev, &priors)?;
+        let ranked_syms = self.rank_symbols(&ev, &priors)?;
         Ok((
             ranked_syms
                 .into_iter()
@@ -912,11 +939,7 @@ impl Index {
     }
 
     /// Every candidate file with its score components, best first.
-    fn rank_files(
-        &self,
-        ev: &Evidence,
-        factor: &dyn Fn(&str) -> f64,
-    ) -> Result<Vec<(i64, Scores)>> {
+    fn rank_files(&self, ev: &Evidence, priors: &Priors) -> Result<Vec<(i64, Scores)>> {
         let err = db_err(&self.db_path);
         // symbols: the best symbol plus a little for each further one.
         let mut per_file: HashMap<i64, Vec<f64>> = HashMap::new();
@@ -1011,7 +1034,7 @@ impl Index {
             }
             s.rank = ranks.score(f);
             s.churn = ev.churn.get(&path).copied().unwrap_or(0.0);
-            s.factor = factor(&path);
+            s.factor = priors.of_path(&path);
             out.push((f, s, path));
         }
         let best_path = out.iter().map(|(_, s, _)| s.path).fold(0.0f64, f64::max);
@@ -1124,11 +1147,7 @@ impl Index {
     }
 
     /// Every candidate symbol with its score components and path, best first.
-    fn rank_symbols(
-        &self,
-        ev: &Evidence,
-        factor: &dyn Fn(&str) -> f64,
-    ) -> Result<Vec<(i64, Scores, String)>> {
+    fn rank_symbols(&self, ev: &Evidence, priors: &Priors) -> Result<Vec<(i64, Scores, String)>> {
         let err = db_err(&self.db_path);
         let ranks = self.stored_ranks(RankedTable::Symbols)?;
         let mut cands: Vec<(i64, Scores, String)> = Vec::new();
@@ -1176,7 +1195,7 @@ impl Index {
                 rank: ranks.score(id),
                 history: 0.0,
                 churn: 0.0,
-                factor: factor(&path),
+                factor: priors.of_path(&path),
                 total: 0.0,
             };
             if short.starts_with('_') && !short.starts_with("__") {
