@@ -36,7 +36,8 @@
 //!    names its package; when the query speaks of them, stubs ×1 and tests, examples and docs
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
-//!    `XTest.java`, `tests/`).
+//!    `XTest.java`, `tests/`), and a symbol in a `tests` scope (Rust's `mod tests` beside the
+//!    code) counts as a test.
 //! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
 //!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
 //!    a prior, like the rank, added to files that other evidence found.
@@ -275,6 +276,22 @@ pub(crate) fn is_test(path: &str) -> bool {
         || path.split('/').any(|p| p == "__tests__")
         || name.ends_with("Test.java")
         || name.ends_with("Tests.java")
+}
+
+/// Whether a symbol is inside a scope named `tests` or `test` (Rust's `#[cfg(test)] mod
+/// tests`, the usual home of a file's own tests), or is such a scope itself.
+fn in_test_scope(qualname: &str) -> bool {
+    let mut parts = qualname
+        .split(['.', ':'])
+        .filter(|p| !p.is_empty())
+        .peekable();
+    while let Some(part) = parts.next() {
+        let last = parts.peek().is_none();
+        if part == "tests" || (part == "test" && !last) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Declarations without bodies: Python stubs, TypeScript declaration files.
@@ -1201,6 +1218,10 @@ impl Index {
             if short.starts_with('_') && !short.starts_with("__") {
                 s.factor *= 0.95;
             }
+            // Tests written beside the code (Rust's `mod tests`) count as tests too.
+            if !is_test(&path) && in_test_scope(&qualname) {
+                s.factor *= priors.test_factor();
+            }
             s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
                 * s.factor;
             cands.push((id, s, path));
@@ -1247,6 +1268,29 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_beside_the_code_are_known_by_their_scope() {
+        for q in [
+            "tests::parses_globs",
+            "tests",
+            "walk::tests::helper::run",
+            "test::bench_one",
+            "TestCase.tests.run",
+        ] {
+            assert!(in_test_scope(q), "{q}");
+        }
+        for q in [
+            "test",
+            "Parser.test",
+            "latest::x",
+            "testing::f",
+            "contest.tests_run",
+            "re.Pattern.search",
+        ] {
+            assert!(!in_test_scope(q), "{q}");
+        }
+    }
 
     #[test]
     fn installed_code_is_recognised_by_its_folder_and_named_by_its_package() {

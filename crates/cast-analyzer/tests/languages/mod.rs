@@ -91,6 +91,35 @@ fn a_declared_module_without_its_file_resolves_to_nothing() {
     assert_eq!(edges(&index), Vec::<(String, String, String)>::new());
 }
 
+/// A Rust file's own tests (`mod tests`) count as tests: below the code they test, unless the
+/// query asks for tests.
+#[test]
+fn rust_tests_beside_the_code_come_after_it_unless_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "src/size.rs",
+        "/// Parses a human readable size such as 2M into bytes.\npub fn parse_size(text: &str) -> u64 {\n    text.len() as u64\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    /// A human readable size: 2M parses into bytes, and so does 2K and a plain size.\n    #[test]\n    fn parse_size_parses_human_readable_sizes() {\n        assert_eq!(parse_size(\"2M\"), 2);\n        assert_eq!(parse_size(\"2K\"), 2);\n    }\n}\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let first = |query: &str| {
+        index
+            .find_with(query, 5, cast_analyzer::FindMode::Symbols)
+            .unwrap()
+            .symbols[0]
+            .qualname
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(
+        first("parse a human readable size into bytes"),
+        "parse_size"
+    );
+    // Asked for, the tests come first (the `mod tests` itself, or a test in it).
+    let asked = first("tests of parsing a human readable size into bytes");
+    assert!(asked.starts_with("tests"), "{asked}");
+}
+
 #[test]
 fn go_packages_are_folders() {
     let dir = copy_fixture("langs/go");
