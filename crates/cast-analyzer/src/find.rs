@@ -529,6 +529,20 @@ impl Priors {
         f
     }
 
+    /// The factor of a symbol: its file's, a little less for a private name, and a test's when
+    /// it sits in a `tests` scope (Rust's `mod tests`) of a file that is not a test already.
+    fn of_symbol(&self, path: &str, qualname: &str) -> f64 {
+        let mut f = self.of_path(path);
+        let short = qualname.rsplit('.').next().unwrap_or("");
+        if short.starts_with('_') && !short.starts_with("__") {
+            f *= 0.95;
+        }
+        if in_test_scope(qualname) && !is_test(path) {
+            f *= self.test_factor();
+        }
+        f
+    }
+
     fn test_factor(&self) -> f64 {
         if self.tests_ok {
             ASKED_FACTOR
@@ -1202,7 +1216,6 @@ impl Index {
                 }
             };
             let qualname: String = name_stmt.query_row([id], |r| r.get(0)).map_err(&err)?;
-            let short = qualname.rsplit('.').next().unwrap_or("");
             let mut s = Scores {
                 text: ev.symbol_text.get(&id).copied().unwrap_or(0.0),
                 path: 0.0,
@@ -1212,16 +1225,9 @@ impl Index {
                 rank: ranks.score(id),
                 history: 0.0,
                 churn: 0.0,
-                factor: priors.of_path(&path),
+                factor: priors.of_symbol(&path, &qualname),
                 total: 0.0,
             };
-            if short.starts_with('_') && !short.starts_with("__") {
-                s.factor *= 0.95;
-            }
-            // Tests written beside the code (Rust's `mod tests`) count as tests too.
-            if !is_test(&path) && in_test_scope(&qualname) {
-                s.factor *= priors.test_factor();
-            }
             s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
                 * s.factor;
             cands.push((id, s, path));
