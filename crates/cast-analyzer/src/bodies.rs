@@ -96,6 +96,11 @@ impl Counted {
     fn field(&mut self, q: &Query, col: usize, text: &str) {
         text::terms(text, |t| self.term(q, col, q.place.get(t).copied()));
     }
+
+    /// Every term of the name `name`, split with the words of its file (as stored).
+    fn name(&mut self, q: &Query, name: &str, words: &text::FileWords) {
+        text::name_terms(name, words, |t| self.term(q, 0, q.place.get(t).copied()));
+    }
 }
 
 /// The distinct terms of one file's own bodies, numbered as they are met, so each symbol's
@@ -308,6 +313,9 @@ fn count_file(
             .collect();
         text::own_pieces(text, &spans)
     });
+    let words = text
+        .as_deref()
+        .map_or_else(Default::default, text::FileWords::of);
     // The module path opens every symbol's context: its terms are cut once per file.
     let mut module_path: Vec<Option<usize>> = Vec::new();
     text::terms(text::module_path(path), |t| {
@@ -319,7 +327,7 @@ fn count_file(
         let [name, context, signature, doc] =
             text::symbol_field_texts(&s.name, &s.qualname, &s.signature, s.docstring.as_deref());
         let mut row = Counted::new(s.id, file, query);
-        row.field(query, 0, name);
+        row.name(query, name, &words);
         for &place in &module_path {
             row.term(query, 1, place);
         }
@@ -398,12 +406,12 @@ mod tests {
     /// lines (each once, long ones left out).
     #[test]
     fn counting_equals_the_columns_written_out() {
-        let text = "class HTTPClient:\n    \"\"\"Sends requests.\"\"\"\n    retries = 3\n    \
-                    def send_request(self, url):\n        send(url); send(url)\n        \
+        let text = "class HTTPClient:\n    \"\"\"Sends a request.\"\"\"\n    retries = 3\n    \
+                    def sendrequest(self, url):\n        send(url); send(url)\n        \
                     café_naïve = parse_header(url)\n        \
                     aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = 1\n    \
                     timeout = 5\n";
-        let send_at = text.find("    def send_request").unwrap();
+        let send_at = text.find("    def sendrequest").unwrap();
         let send_end = text.find("    timeout").unwrap();
         let spans = [(0, text.len(), None), (send_at, send_end, Some(0))];
         let pieces = text::own_pieces(text, &spans);
@@ -412,12 +420,12 @@ mod tests {
                 "HTTPClient",
                 "HTTPClient",
                 "class HTTPClient",
-                Some("Sends requests."),
+                Some("Sends a request."),
             ),
             (
-                "send_request",
-                "HTTPClient.send_request",
-                "def send_request(self, url)",
+                "sendrequest",
+                "HTTPClient.sendrequest",
+                "def sendrequest(self, url)",
                 None,
             ),
         ];
@@ -440,8 +448,13 @@ mod tests {
         // One numbering for the file, as in the query: the second symbol meets terms the first
         // numbered, and must count them again.
         let mut bodies = BodyTerms::default();
+        let words = text::FileWords::of(text);
         for (i, (name, qualname, signature, doc)) in symbols.into_iter().enumerate() {
-            let stored = text::symbol_terms(name, qualname, signature, doc);
+            let stored = text::symbol_terms(name, qualname, signature, doc, &words);
+            if name == "sendrequest" {
+                // The file writes `send` and `request` on their own.
+                assert_eq!(stored.name, "sendrequest send request");
+            }
             let context = format!(
                 "{} {}",
                 text::terms_string(text::module_path(path)),
@@ -461,7 +474,7 @@ mod tests {
             );
             let mut counted = Counted::new(7, 0, &q);
             let [n, c, s, d] = text::symbol_field_texts(name, qualname, signature, doc);
-            counted.field(&q, 0, n);
+            counted.name(&q, n, &words);
             text::terms(text::module_path(path), |t| {
                 counted.term(&q, 1, q.place.get(t).copied())
             });

@@ -15,7 +15,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 

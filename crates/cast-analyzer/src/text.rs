@@ -7,12 +7,18 @@
 //! - common English words and one-letter words are dropped;
 //! - an identifier made of several words also yields itself, lower-cased and joined
 //!   (`parse_header` → `par header parseheader`), so a query naming the identifier meets its
-//!   exact uses more strongly than the words apart.
+//!   exact uses more strongly than the words apart;
+//! - a definition's name written as one lower-case word also yields the words it joins when its
+//!   file writes them apart elsewhere ([`FileWords`]: `isoformat` → `isoformat iso format` in a
+//!   file that says `ISO` and `format`), so a query in words meets names that run words
+//!   together, as Python's standard library writes them.
 //!
 //! It knows no language: it reads code as text, which is what keeps the index language-agnostic.
 
+use std::hash::Hasher;
+
 use cast_parser::ParsedFile;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::store::{FileTerms, SymbolTerms};
 
@@ -22,6 +28,17 @@ const FILE_BODY_CAP: u32 = 4;
 pub(crate) const MAX_BAG_TERM: usize = 40;
 /// Characters of a docstring that are indexed.
 const DOC_CHARS: usize = 4000;
+/// Files larger than this give no [`FileWords`] (the second stage reads no larger file either:
+/// [`crate::bodies::MAX_BODY_FILE`]), so their names are not split.
+const MAX_WORDS_FILE: usize = 1 << 20;
+/// A name's word is split only when it is this long at least, into parts this long at least, and
+/// at most this many: shorter parts (`up` + `date`) split real words far more often than joined
+/// ones (measured on the stdlib's names, see `docs/analyzer.md`).
+const MIN_SPLIT_WORD: usize = 6;
+const MIN_SPLIT_PART: usize = 3;
+const MAX_SPLIT_PARTS: usize = 3;
+/// Longer words are never split (nor recorded as a file's words).
+const MAX_SPLIT_WORD: usize = 32;
 
 /// Common English words left out of the index and of queries, sorted (binary search: this is
 /// asked for every word of every file indexed).
@@ -257,9 +274,15 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
 
 /// The index terms of `text`, in order: stemmed words (stopwords and one-letter words dropped)
 /// and joined compound identifiers.
-pub(crate) fn terms(text: &str, mut f: impl FnMut(&str)) {
+pub(crate) fn terms(text: &str, f: impl FnMut(&str)) {
+    terms_seeing_words(text, |_| {}, f)
+}
+
+/// [`terms`], calling `word` with each word before it is dropped or stemmed.
+fn terms_seeing_words(text: &str, mut word: impl FnMut(&str), mut f: impl FnMut(&str)) {
     let mut stemmed = String::new();
     for_each_word(text, |w| {
+        word(w);
         if w.len() < 2 || is_stopword(w) {
             return;
         }
@@ -267,6 +290,103 @@ pub(crate) fn terms(text: &str, mut f: impl FnMut(&str)) {
         f(&stemmed);
     });
     for_each_compound(text, f);
+}
+
+/// The words a file's text spells (lower-case, as [`for_each_word`] cuts them), by hash: what a
+/// name of the file that runs words together ([`name_terms`]) is split with. A word the file
+/// never writes on its own is not taken for a part of a name, which keeps `update` whole in a
+/// file that never says `up`, and a file's own vocabulary is what its names are made of.
+#[derive(Debug, Default)]
+pub(crate) struct FileWords(FxHashSet<u64>);
+
+impl FileWords {
+    /// The words of `text` (none for a text larger than [`MAX_WORDS_FILE`]).
+    pub(crate) fn of(text: &str) -> FileWords {
+        let mut words = FileWords::default();
+        if text.len() <= MAX_WORDS_FILE {
+            for_each_word(text, |w| words.insert(w));
+        }
+        words
+    }
+
+    fn insert(&mut self, word: &str) {
+        if (MIN_SPLIT_PART..=MAX_SPLIT_WORD).contains(&word.len()) {
+            self.0.insert(word_hash(word));
+        }
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        self.0.contains(&word_hash(word))
+    }
+}
+
+fn word_hash(word: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(word.as_bytes());
+    h.finish()
+}
+
+/// The parts of `word` (lower-case ASCII letters) as words of `words`: the fewest parts (two or
+/// three, each at least [`MIN_SPLIT_PART`] long), the longest first part among equals; `None`
+/// when there is no such split.
+fn split_word<'w>(word: &'w str, words: &FileWords) -> Option<Vec<&'w str>> {
+    let n = word.len();
+    if !(MIN_SPLIT_WORD..=MAX_SPLIT_WORD).contains(&n)
+        || !word.bytes().all(|b| b.is_ascii_lowercase())
+    {
+        return None;
+    }
+    // best[i]: the fewest parts that cut word[i..], and where the first of them ends.
+    let mut best: Vec<Option<(usize, usize)>> = vec![None; n + 1];
+    best[n] = Some((0, n));
+    for i in (0..n).rev() {
+        // Longest first part first, so among equal counts the longest wins (strict `<`).
+        for j in (i + MIN_SPLIT_PART..=n).rev() {
+            let Some((rest, _)) = best[j] else { continue };
+            if (i, j) == (0, n) || !words.contains(&word[i..j]) {
+                continue;
+            }
+            if best[i].is_none_or(|(parts, _)| rest + 1 < parts) {
+                best[i] = Some((rest + 1, j));
+            }
+        }
+    }
+    let (parts, _) = best[0]?;
+    if !(2..=MAX_SPLIT_PARTS).contains(&parts) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(parts);
+    let mut i = 0;
+    while i < n {
+        let (_, j) = best[i]?;
+        out.push(&word[i..j]);
+        i = j;
+    }
+    Some(out)
+}
+
+/// The terms of a definition's name: its [`terms`], then, for each of its words that runs
+/// several of the file's words together ([`FileWords`]), the terms of those words.
+pub(crate) fn name_terms(name: &str, words: &FileWords, mut f: impl FnMut(&str)) {
+    terms(name, &mut f);
+    if words.0.is_empty() {
+        return;
+    }
+    let mut stemmed = String::new();
+    for_each_word(name, |w| split_terms(w, words, &mut stemmed, &mut f));
+}
+
+/// The terms of the parts of `word` (see [`split_word`]), each part split again in turn
+/// (`fromisoformat` → `from isoformat` → `isoformat iso format`); a part is shorter than its
+/// word, so this ends.
+fn split_terms(word: &str, words: &FileWords, stemmed: &mut String, f: &mut impl FnMut(&str)) {
+    for part in split_word(word, words).into_iter().flatten() {
+        if !is_stopword(part) {
+            stem_into(part, stemmed);
+            f(stemmed);
+        }
+        split_terms(part, words, stemmed, f);
+    }
 }
 
 /// The terms of `text` as one space-separated string, for a full-text column.
@@ -282,21 +402,38 @@ pub(crate) fn terms_string(text: &str) -> String {
 }
 
 /// A bag of the terms of `text`, each repeated at most `cap` times, as one string: term
-/// frequency saturates in BM25 anyway, and the cap keeps large files cheap to index.
+/// frequency saturates in BM25 anyway, and the cap keeps large files cheap to index. (The index
+/// cuts its files with [`bag_and_words`]; tests read a bag alone.)
+#[cfg(test)]
 pub(crate) fn bag_string(text: &str, cap: u32) -> String {
+    bag_and_words(text, cap, false).0
+}
+
+/// [`bag_string`], and the text's [`FileWords`] when `words` (cut in the same pass).
+fn bag_and_words(text: &str, cap: u32, words: bool) -> (String, FileWords) {
     // term → (first occurrence, count); one allocation per distinct term.
     let mut seen: FxHashMap<Box<str>, (u32, u32)> = FxHashMap::default();
-    terms(text, |t| {
-        if t.len() > MAX_BAG_TERM {
-            return;
-        }
-        if let Some(e) = seen.get_mut(t) {
-            e.1 += 1;
-        } else {
-            let order = seen.len() as u32;
-            seen.insert(t.into(), (order, 1));
-        }
-    });
+    let mut file_words = FileWords::default();
+    let record = words && text.len() <= MAX_WORDS_FILE;
+    terms_seeing_words(
+        text,
+        |w| {
+            if record {
+                file_words.insert(w)
+            }
+        },
+        |t| {
+            if t.len() > MAX_BAG_TERM {
+                return;
+            }
+            if let Some(e) = seen.get_mut(t) {
+                e.1 += 1;
+            } else {
+                let order = seen.len() as u32;
+                seen.insert(t.into(), (order, 1));
+            }
+        },
+    );
     let mut order: Vec<(&str, u32, u32)> = seen.iter().map(|(t, &(o, n))| (&**t, o, n)).collect();
     order.sort_unstable_by_key(|&(_, o, _)| o);
     let mut out = String::with_capacity(order.len() * 8);
@@ -308,7 +445,7 @@ pub(crate) fn bag_string(text: &str, cap: u32) -> String {
             out.push_str(t);
         }
     }
-    out
+    (out, file_words)
 }
 
 /// The text of each stored column of a definition, before it is cut into terms: its name, the
@@ -334,10 +471,18 @@ pub(crate) fn symbol_terms(
     qualname: &str,
     signature: &str,
     docstring: Option<&str>,
+    words: &FileWords,
 ) -> SymbolTerms {
     let [name, context, signature, doc] = symbol_field_texts(name, qualname, signature, docstring);
+    let mut name_string = String::new();
+    name_terms(name, words, |t| {
+        if !name_string.is_empty() {
+            name_string.push(' ');
+        }
+        name_string.push_str(t);
+    });
     SymbolTerms {
-        name: terms_string(name),
+        name: name_string,
         context: terms_string(context),
         signature: terms_string(signature),
         doc: terms_string(doc),
@@ -398,13 +543,14 @@ pub(crate) fn search_terms(
     parsed: &ParsedFile,
 ) -> (FileTerms, Vec<SymbolTerms>) {
     let module_path = module_path(rel);
+    let (body, words) = bag_and_words(text, FILE_BODY_CAP, true);
     let file = FileTerms {
         path: terms_string(module_path),
         doc: terms_string(prefix(
             parsed.description.as_deref().unwrap_or(""),
             DOC_CHARS,
         )),
-        body: bag_string(text, FILE_BODY_CAP),
+        body,
     };
     // The stored context is the enclosing classes and functions only: the module path is the
     // file's (path column of `file_terms`), and the second stage ([`crate::bodies`]) adds it
@@ -412,7 +558,15 @@ pub(crate) fn search_terms(
     let symbols = parsed
         .symbols
         .iter()
-        .map(|s| symbol_terms(&s.name, &s.qualname, &s.signature, s.docstring.as_deref()))
+        .map(|s| {
+            symbol_terms(
+                &s.name,
+                &s.qualname,
+                &s.signature,
+                s.docstring.as_deref(),
+                &words,
+            )
+        })
         .collect();
     (file, symbols)
 }
@@ -496,6 +650,61 @@ mod tests {
             for_each_word(text, |w| fast.push(w.to_owned()));
             assert_eq!(fast, words_reference(text));
         }
+    }
+
+    fn name_terms_in(name: &str, file: &str) -> Vec<String> {
+        let words = FileWords::of(file);
+        let mut v = Vec::new();
+        name_terms(name, &words, |t| v.push(t.to_owned()));
+        v
+    }
+
+    #[test]
+    fn a_name_that_runs_words_together_yields_the_words_its_file_writes_apart() {
+        let file = "def getuser():\n    for name in ('LOGNAME', 'USER'): os.environ.get(name)\n\
+                    def isoformat(self): return self.format(iso=True)\n\
+                    def fromisoformat(s): ...  # from a string\ndef update(): date = 1\n";
+        // `get` is a stopword: the split yields `user` alone, after the name's own terms.
+        assert_eq!(name_terms_in("getuser", file), ["getuser", "user"]);
+        assert_eq!(
+            name_terms_in("isoformat", file),
+            ["isoformat", "iso", "format"]
+        );
+        // The fewest parts, each split again; `from` is dropped as a stopword.
+        assert_eq!(
+            name_terms_in("fromisoformat", file),
+            ["fromisoformat", "isoformat", "iso", "format"]
+        );
+        // `up` is too short to be a part, and no other file's words count.
+        assert_eq!(name_terms_in("update", file), ["updat"]);
+        assert_eq!(name_terms_in("isoformat", "nothing else"), ["isoformat"]);
+        // Snake and camel names are cut as before; only their one-word runs are split.
+        assert_eq!(
+            name_terms_in("parse_isoformat", file),
+            ["par", "isoformat", "parseisoformat", "iso", "format"]
+        );
+    }
+
+    #[test]
+    fn a_word_splits_into_the_fewest_parts_the_longest_first() {
+        let words = FileWords::of("read readl line lines in rea dlines");
+        assert_eq!(split_word("readlines", &words), Some(vec!["read", "lines"]));
+        // Not the whole word as one part, nor a part shorter than three letters.
+        assert_eq!(split_word("readline", &FileWords::of("readline")), None);
+        assert_eq!(split_word("inline", &FileWords::of("in line")), None);
+        // Too short a word, or one that is not lower-case letters, is left whole.
+        assert_eq!(split_word("abcab", &FileWords::of("abc ab cab")), None);
+        assert_eq!(split_word("read2lines", &words), None);
+        // More than three parts is no split.
+        let many = FileWords::of("abc def ghi jkl");
+        assert_eq!(
+            split_word("abcdefghi", &many),
+            Some(vec!["abc", "def", "ghi"])
+        );
+        assert_eq!(split_word("abcdefghijkl", &many), None);
+        // A text larger than the limit gives no words.
+        let big = "word ".repeat(MAX_WORDS_FILE / 5 + 1);
+        assert!(FileWords::of(&big).0.is_empty());
     }
 
     #[test]

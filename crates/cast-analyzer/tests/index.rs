@@ -436,6 +436,27 @@ fn a_symbol_is_found_by_the_words_of_its_own_body() {
 }
 
 #[test]
+fn a_name_that_runs_words_together_is_found_by_the_words() {
+    // `getusername` is one word to the cutting; its file writes `user` and `name` apart, so the
+    // name also counts as those words, and outweighs a docstring that merely mentions them.
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "account.py",
+        "def getusername(env):\n    return env.get('USER') or env.get('name')\n",
+    );
+    write_file(
+        dir.path(),
+        "notes.py",
+        "def describe():\n    \"\"\"Says the user name and more.\"\"\"\n    return 1\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let found = index.find("user name", 5).unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("getusername"));
+    assert_eq!(found.symbols[1].qualname.as_deref(), Some("describe"));
+}
+
+#[test]
 fn a_refresh_without_changes_reports_the_same_counts() {
     let dir = copy_fixture("inventory");
     let cold = Index::open(dir.path()).unwrap().report().unwrap().clone();
