@@ -97,9 +97,13 @@ impl Counted {
         text::terms(text, |t| self.term(q, col, q.place.get(t).copied()));
     }
 
-    /// Every term of the name `name`, split with the words of its file (as stored).
-    fn name(&mut self, q: &Query, name: &str, words: &text::FileWords) {
-        text::name_terms(name, words, |t| self.term(q, 0, q.place.get(t).copied()));
+    /// Every term of the name `name`, then the stored terms of the words it runs together
+    /// (`symbols.name_split`, already cut: [`text::name_split_terms`]).
+    fn name(&mut self, q: &Query, name: &str, split: Option<&str>) {
+        self.field(q, 0, name);
+        for t in split.unwrap_or("").split(' ').filter(|t| !t.is_empty()) {
+            self.term(q, 0, q.place.get(t).copied());
+        }
     }
 }
 
@@ -191,6 +195,7 @@ struct StoredSymbol {
     start_byte: usize,
     end_byte: usize,
     parent_id: Option<i64>,
+    name_split: Option<String>,
 }
 
 impl Index {
@@ -241,7 +246,8 @@ impl Index {
             .conn
             .prepare_cached("SELECT path, size FROM files WHERE id = ?1")?;
         let mut sym_stmt = self.conn.prepare_cached(
-            "SELECT id, name, qualname, signature, docstring, start_byte, end_byte, parent_id
+            "SELECT id, name, qualname, signature, docstring, start_byte, end_byte, parent_id,
+                    name_split
              FROM symbols WHERE file_id = ?1 ORDER BY ord",
         )?;
         let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
@@ -265,6 +271,7 @@ impl Index {
                         start_byte: r.get::<_, i64>(5)?.max(0) as usize,
                         end_byte: r.get::<_, i64>(6)?.max(0) as usize,
                         parent_id: r.get(7)?,
+                        name_split: r.get(8)?,
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;
@@ -313,9 +320,6 @@ fn count_file(
             .collect();
         text::own_pieces(text, &spans)
     });
-    let words = text
-        .as_deref()
-        .map_or_else(Default::default, text::FileWords::of);
     // The module path opens every symbol's context: its terms are cut once per file.
     let mut module_path: Vec<Option<usize>> = Vec::new();
     text::terms(text::module_path(path), |t| {
@@ -327,7 +331,7 @@ fn count_file(
         let [name, context, signature, doc] =
             text::symbol_field_texts(&s.name, &s.qualname, &s.signature, s.docstring.as_deref());
         let mut row = Counted::new(s.id, file, query);
-        row.name(query, name, &words);
+        row.name(query, name, s.name_split.as_deref());
         for &place in &module_path {
             row.term(query, 1, place);
         }
@@ -474,7 +478,7 @@ mod tests {
             );
             let mut counted = Counted::new(7, 0, &q);
             let [n, c, s, d] = text::symbol_field_texts(name, qualname, signature, doc);
-            counted.name(&q, n, &words);
+            counted.name(&q, n, Some(&stored.name_split));
             text::terms(text::module_path(path), |t| {
                 counted.term(&q, 1, q.place.get(t).copied())
             });

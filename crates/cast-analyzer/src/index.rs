@@ -635,10 +635,10 @@ impl Writer<'_> {
         let mut ids: Vec<i64> = Vec::with_capacity(symbols.len());
         let mut seen: HashMap<&str, u32> = HashMap::new();
         let mut insert = self.conn.prepare_cached(
-            "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+            "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
         )?;
         let mut update = self.conn.prepare_cached(
-            "UPDATE symbols SET file_id=?2, ord=?3, parent_id=?4, kind=?5, name=?6, qualname=?7, signature=?8, docstring=?9, start_line=?10, end_line=?11, decorated_line=?12, header_end_line=?13, doc_start=?14, doc_end=?15, decorators=?16, start_byte=?17, end_byte=?18 WHERE id=?1",
+            "UPDATE symbols SET file_id=?2, ord=?3, parent_id=?4, kind=?5, name=?6, qualname=?7, signature=?8, docstring=?9, start_line=?10, end_line=?11, decorated_line=?12, header_end_line=?13, doc_start=?14, doc_end=?15, decorators=?16, start_byte=?17, end_byte=?18, name_split=?19 WHERE id=?1",
         )?;
         for (ord, s) in symbols.iter().enumerate() {
             let n = seen.entry(s.qualname.as_str()).or_insert(0);
@@ -648,6 +648,10 @@ impl Writer<'_> {
             let parent = s.parent.and_then(|p| ids.get(p).copied());
             let decorators = (!s.decorators.is_empty()).then(|| s.decorators.join("\n"));
             let (doc_start, doc_end) = s.docstring_lines.unzip();
+            let name_split = terms
+                .get(ord)
+                .map(|t| t.name_split.as_str())
+                .filter(|t| !t.is_empty());
             let row = params![
                 reuse,
                 file_id,
@@ -667,6 +671,7 @@ impl Writer<'_> {
                 decorators,
                 s.start_byte as i64,
                 s.end_byte as i64,
+                name_split,
             ];
             let id = match reuse {
                 Some(id) => {

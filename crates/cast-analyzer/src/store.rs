@@ -15,7 +15,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
@@ -69,7 +69,9 @@ CREATE TABLE symbols(
     doc_end INTEGER,
     decorators TEXT,
     start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL
+    end_byte INTEGER NOT NULL,
+    -- the terms the name adds for the words it runs together (text::name_split_terms), or NULL
+    name_split TEXT
 );
 CREATE INDEX files_stat ON files(path, size, mtime_ns);
 CREATE INDEX files_unparsed ON files(path) WHERE flags & 1 != 0 AND flags & 4 = 0;
@@ -313,8 +315,11 @@ pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
 /// ([`crate::text`]). Columns of `symbol_terms`, in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct SymbolTerms {
-    /// The symbol's name.
+    /// The symbol's name (with [`SymbolTerms::name_split`] at its end).
     pub name: String,
+    /// The terms the name adds for the words it runs together (stored in `symbols` too: the
+    /// second stage reads them there).
+    pub name_split: String,
     /// The module path and the enclosing classes and functions.
     pub context: String,
     /// The parameters and annotations of the signature.

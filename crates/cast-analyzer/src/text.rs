@@ -28,8 +28,8 @@ const FILE_BODY_CAP: u32 = 4;
 pub(crate) const MAX_BAG_TERM: usize = 40;
 /// Characters of a docstring that are indexed.
 const DOC_CHARS: usize = 4000;
-/// Files larger than this give no [`FileWords`] (the second stage reads no larger file either:
-/// [`crate::bodies::MAX_BODY_FILE`]), so their names are not split.
+/// Files larger than this give no [`FileWords`], so their names are not split (nearly always
+/// generated code, as for [`crate::bodies::MAX_BODY_FILE`]).
 const MAX_WORDS_FILE: usize = 1 << 20;
 /// A name's word is split only when it is this long at least, into parts this long at least, and
 /// at most this many: shorter parts (`up` + `date`) split real words far more often than joined
@@ -300,7 +300,9 @@ fn terms_seeing_words(text: &str, mut word: impl FnMut(&str), mut f: impl FnMut(
 pub(crate) struct FileWords(FxHashSet<u64>);
 
 impl FileWords {
-    /// The words of `text` (none for a text larger than [`MAX_WORDS_FILE`]).
+    /// The words of `text` (none for a text larger than [`MAX_WORDS_FILE`]); the index collects
+    /// them while it cuts the file ([`bag_and_words`]).
+    #[cfg(test)]
     pub(crate) fn of(text: &str) -> FileWords {
         let mut words = FileWords::default();
         if text.len() <= MAX_WORDS_FILE {
@@ -365,15 +367,25 @@ fn split_word<'w>(word: &'w str, words: &FileWords) -> Option<Vec<&'w str>> {
     Some(out)
 }
 
-/// The terms of a definition's name: its [`terms`], then, for each of its words that runs
-/// several of the file's words together ([`FileWords`]), the terms of those words.
-pub(crate) fn name_terms(name: &str, words: &FileWords, mut f: impl FnMut(&str)) {
-    terms(name, &mut f);
+/// The terms a definition's name adds for the words it runs together: for each of its words
+/// that joins several of its file's words ([`FileWords`]), the terms of those words, space
+/// separated (empty when there are none). The index stores them with the symbol
+/// (`symbols.name_split`), so the second stage reads them instead of cutting the file again.
+pub(crate) fn name_split_terms(name: &str, words: &FileWords) -> String {
+    let mut out = String::new();
     if words.0.is_empty() {
-        return;
+        return out;
     }
     let mut stemmed = String::new();
-    for_each_word(name, |w| split_terms(w, words, &mut stemmed, &mut f));
+    for_each_word(name, |w| {
+        split_terms(w, words, &mut stemmed, &mut |t: &str| {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(t);
+        })
+    });
+    out
 }
 
 /// The terms of the parts of `word` (see [`split_word`]), each part split again in turn
@@ -474,15 +486,15 @@ pub(crate) fn symbol_terms(
     words: &FileWords,
 ) -> SymbolTerms {
     let [name, context, signature, doc] = symbol_field_texts(name, qualname, signature, docstring);
-    let mut name_string = String::new();
-    name_terms(name, words, |t| {
-        if !name_string.is_empty() {
-            name_string.push(' ');
-        }
-        name_string.push_str(t);
-    });
+    let name_split = name_split_terms(name, words);
+    let mut name = terms_string(name);
+    if !name_split.is_empty() {
+        name.push(' ');
+        name.push_str(&name_split);
+    }
     SymbolTerms {
-        name: name_string,
+        name,
+        name_split,
         context: terms_string(context),
         signature: terms_string(signature),
         doc: terms_string(doc),
@@ -652,11 +664,10 @@ mod tests {
         }
     }
 
+    /// The name field of a definition `name` in a file of text `file`.
     fn name_terms_in(name: &str, file: &str) -> Vec<String> {
-        let words = FileWords::of(file);
-        let mut v = Vec::new();
-        name_terms(name, &words, |t| v.push(t.to_owned()));
-        v
+        let terms = symbol_terms(name, name, "", None, &FileWords::of(file));
+        terms.name.split(' ').map(str::to_owned).collect()
     }
 
     #[test]
