@@ -3,7 +3,12 @@
 //! `tools/list` returns every tool's name, description and input schema; `tools/call` runs
 //! [`Registry::call`] on a blocking thread. A refusal or a validation error is a tool-level error
 //! (`isError: true`) whose text the model reads and can act on; an unknown tool is a protocol
-//! error (invalid params).
+//! error (invalid params). Each line the client sends is screened before rmcp reads it
+//! ([`screen`]): a line that is not JSON, or a call whose arguments are not an object, is
+//! answered with the JSON-RPC error that says so (rmcp would drop the one and call the other
+//! "method not found").
+
+mod screen;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,6 +20,8 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 use crate::{Registry, Status, ToolContext, ToolError};
 
@@ -76,15 +83,106 @@ impl McpServer {
 
     /// Serves on stdin/stdout until the client disconnects.
     pub async fn serve_stdio(self) -> Result<(), McpServeError> {
-        let running = self
-            .serve(rmcp::transport::stdio())
+        self.serve_lines(tokio::io::stdin(), tokio::io::stdout())
             .await
-            .map_err(|e| McpServeError::Initialize(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| McpServeError::Task(e.to_string()))?;
-        Ok(())
+    }
+
+    /// Serves one client that sends newline-delimited JSON-RPC on `input` and reads the answers
+    /// on `output`, until `input` ends. Each line is screened ([`screen`]) on its way to rmcp;
+    /// rmcp's answers and the screen's go out whole lines, one at a time.
+    pub async fn serve_lines<R, W>(self, input: R, output: W) -> Result<(), McpServeError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        const PIPE: usize = 1 << 16;
+        let (to_rmcp, rmcp_input) = tokio::io::duplex(PIPE);
+        let (rmcp_output, from_rmcp) = tokio::io::duplex(PIPE);
+        let (lines_out, lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let screening = tokio::spawn(screen_lines(input, to_rmcp, lines_out.clone()));
+        let relaying = tokio::spawn(relay_lines(from_rmcp, lines_out));
+        let writing = tokio::spawn(write_lines(lines, output));
+        let served = async {
+            let running = self
+                .serve((rmcp_input, rmcp_output))
+                .await
+                .map_err(|e| McpServeError::Initialize(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| McpServeError::Task(e.to_string()))?;
+            Ok(())
+        }
+        .await;
+        // rmcp has let go of its pipes, so the relay ends; a client still sending gets no more
+        // answers. The writer ends once both have, after writing what they sent.
+        screening.abort();
+        let _ = relaying.await;
+        let _ = writing.await;
+        served
+    }
+}
+
+/// Reads the client's lines: each is passed to rmcp or, when [`screen::screen`] answers it,
+/// the answer is sent out. Ends at the end of `input` (or when rmcp stops reading).
+async fn screen_lines<R: AsyncRead + Unpin>(
+    input: R,
+    mut to_rmcp: tokio::io::DuplexStream,
+    answers: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut input = BufReader::new(input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        match screen::screen(&line) {
+            Some(answer) => {
+                let mut answer = answer.into_bytes();
+                answer.push(b'\n');
+                if answers.send(answer).is_err() {
+                    return;
+                }
+            }
+            None => {
+                if !line.ends_with(b"\n") {
+                    line.push(b'\n');
+                }
+                if to_rmcp.write_all(&line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Passes rmcp's answers on, a whole line at a time, until rmcp closes its output.
+async fn relay_lines(from_rmcp: tokio::io::DuplexStream, out: mpsc::UnboundedSender<Vec<u8>>) {
+    let mut from_rmcp = BufReader::new(from_rmcp);
+    loop {
+        let mut line = Vec::new();
+        match from_rmcp.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if out.send(line).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Writes the lines it is sent, each flushed, until every sender is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut output: W,
+) {
+    while let Some(line) = lines.recv().await {
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            return;
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod mcp;
 mod schemas;
 mod security;
 mod tools;
