@@ -576,12 +576,12 @@ struct FileRow {
 struct FileGraph {
     ids: Vec<i64>,
     pos: HashMap<i64, u32>,
-    adjacency: crate::index::Adjacency,
+    adjacency: crate::stored_ranks::Adjacency,
 }
 
 impl FileGraph {
     fn decode(blob: Option<Vec<u8>>) -> Option<FileGraph> {
-        let (ids, adjacency) = crate::index::decode_file_graph(&blob?)?;
+        let (ids, adjacency) = crate::stored_ranks::decode_file_graph(&blob?)?;
         let pos = ids
             .iter()
             .enumerate()
@@ -597,14 +597,14 @@ impl FileGraph {
 
 /// Stored ranks, and on a log scale, 0 to 1 (see [`Index::stored_ranks`]).
 pub(crate) struct Ranks {
-    pub(crate) sorted: crate::index::SortedRanks,
+    pub(crate) sorted: crate::stored_ranks::SortedRanks,
     max: f64,
     n: f64,
 }
 
 impl Ranks {
     fn new(blob: Option<Vec<u8>>) -> Ranks {
-        let sorted = crate::index::SortedRanks::decode(&blob.unwrap_or_default());
+        let sorted = crate::stored_ranks::SortedRanks::decode(&blob.unwrap_or_default());
         let max = sorted.iter().map(|(_, r)| r).fold(0.0, f64::max);
         let n = sorted.len().max(1) as f64;
         Ranks { sorted, max, n }

@@ -43,6 +43,7 @@ mod graph;
 mod history;
 mod index;
 mod kept;
+mod listing;
 mod map;
 mod memo;
 mod modpath;
@@ -52,6 +53,7 @@ pub mod resolve;
 mod show;
 pub mod skeleton;
 mod store;
+mod stored_ranks;
 mod text;
 pub mod trace;
 

@@ -437,7 +437,7 @@ impl Index {
         cache: &mut HashMap<i64, HashMap<i64, Vec<i64>>>,
         file_id: i64,
         sym: i64,
-        ranks: &crate::index::SortedRanks,
+        ranks: &crate::stored_ranks::SortedRanks,
     ) -> Result<Vec<String>> {
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob: Option<Vec<u8>> = self

@@ -287,8 +287,8 @@ impl Index {
         Ok(found.into_iter().map(|(_, _, r)| r).collect())
     }
 
-    pub(crate) fn symbol_ranks(&self) -> Result<crate::index::SortedRanks> {
-        Ok(crate::index::SortedRanks::decode(
+    pub(crate) fn symbol_ranks(&self) -> Result<crate::stored_ranks::SortedRanks> {
+        Ok(crate::stored_ranks::SortedRanks::decode(
             &crate::store::get_meta(&self.conn, "symbol_ranks")
                 .map_err(db_err(&self.db_path))?
                 .unwrap_or_default(),
@@ -298,7 +298,7 @@ impl Index {
     pub(crate) fn file_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
         Ok(crate::store::get_meta(&self.conn, "file_ranks")
             .map_err(db_err(&self.db_path))?
-            .map(|b| crate::index::decode_ranks(&b))
+            .map(|b| crate::stored_ranks::decode_ranks(&b))
             .unwrap_or_default())
     }
 

@@ -1,0 +1,303 @@
+//! The ranks and the file graph as the index stores them: PageRank of symbols and files
+//! computed at each refresh ([`crate::rank`]), encoded into `meta` blobs, and decoded by every
+//! query, map and `show`.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use crate::codec::{Reader, put_varint};
+use crate::rank;
+use crate::resolve::Catalog;
+use crate::store;
+
+/// Ranks as stored: symbol (or file) id → rank.
+pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
+    SortedRanks::decode(data).iter().collect()
+}
+
+/// Stored ranks in ascending id order, looked up by binary search: a search, a map or `show`
+/// looks up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
+/// Ids and ranks are kept apart, the ranks as stored (`f32`): 12 bytes a symbol rather than 16,
+/// since every query decodes all of them.
+pub(crate) struct SortedRanks {
+    pub(crate) ids: Vec<i64>,
+    pub(crate) ranks: Vec<f32>,
+}
+
+impl SortedRanks {
+    pub(crate) fn decode(data: &[u8]) -> SortedRanks {
+        let mut r = Reader::new(data);
+        let n = r.varint().unwrap_or(0) as usize;
+        let mut ids = Vec::with_capacity(n.min(data.len()));
+        let mut ranks = Vec::with_capacity(n.min(data.len()));
+        let mut id = 0i64;
+        for _ in 0..n {
+            let (Some(delta), Some(rank)) = (r.varint(), r.f32()) else {
+                // A blob that does not decode gives no ranks.
+                return SortedRanks {
+                    ids: Vec::new(),
+                    ranks: Vec::new(),
+                };
+            };
+            id += delta as i64;
+            ids.push(id);
+            ranks.push(rank);
+        }
+        SortedRanks { ids, ranks }
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Option<f64> {
+        self.ids
+            .binary_search(&id)
+            .ok()
+            .map(|i| f64::from(self.ranks[i]))
+    }
+
+    /// Every (id, rank), in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.ids
+            .iter()
+            .zip(&self.ranks)
+            .map(|(id, r)| (*id, f64::from(*r)))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Every id, best rank first (ties by id). Only the head is sorted up front: a map reads
+    /// a few hundred ids, and the rest is sorted only if a reader gets that far.
+    pub(crate) fn best_first(&self) -> impl Iterator<Item = i64> {
+        const HEAD: usize = 4096;
+        let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let mut head: Vec<(i64, f64)> = self.iter().collect();
+        let mut rest = if head.len() > HEAD {
+            head.select_nth_unstable_by(HEAD, better);
+            head.split_off(HEAD)
+        } else {
+            Vec::new()
+        };
+        head.sort_unstable_by(better);
+        let rest = std::iter::once(()).flat_map(move |()| {
+            rest.sort_unstable_by(better);
+            std::mem::take(&mut rest).into_iter()
+        });
+        head.into_iter().chain(rest).map(|(id, _)| id)
+    }
+}
+
+fn encode_ranks(mut ranks: Vec<(i64, f64)>) -> Vec<u8> {
+    ranks.sort_by_key(|(id, _)| *id);
+    let mut out = Vec::with_capacity(ranks.len() * 6);
+    put_varint(&mut out, ranks.len() as u64);
+    let mut prev = 0i64;
+    for (id, rank) in ranks {
+        put_varint(&mut out, (id - prev) as u64);
+        prev = id;
+        out.extend_from_slice(&(rank as f32).to_le_bytes());
+    }
+    out
+}
+
+/// Runs PageRank on the symbol graph and on the file graph and stores both. Returns the number
+/// of iterations of the symbol graph.
+pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<usize> {
+    let old_syms = store::get_meta(conn, "symbol_ranks")?
+        .map(|b| decode_ranks(&b))
+        .unwrap_or_default();
+    let (sym_ranks, iterations) = symbol_ranks(cat, &old_syms);
+    let graph = file_graph(cat);
+    let file_ranks = file_ranks(cat, &graph);
+    store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
+    store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
+    store::set_meta(conn, "file_graph", &encode_file_graph(cat, &graph))?;
+    Ok(iterations)
+}
+
+/// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
+/// references (weight 1/k), and class → member (weight 1), so a used class lends rank to its
+/// methods.
+pub(crate) fn symbol_ranks(
+    cat: &Catalog,
+    seed: &rustc_hash::FxHashMap<i64, f64>,
+) -> (Vec<(i64, f64)>, usize) {
+    let s = cat.syms.len();
+    let n = s + cat.files.len();
+    let mut g = rank::graph_with_nodes(n);
+    for (fi, f) in cat.files.iter().enumerate() {
+        for e in &f.edges {
+            let src = e.src.map_or(s + fi, |x| x as usize);
+            g.add_edge(rank::node(src), rank::node(e.dst as usize), e.weight());
+        }
+    }
+    for (i, sym) in cat.syms.iter().enumerate() {
+        if let Some(p) = sym.parent
+            && cat.syms[p as usize].kind.is_type()
+        {
+            g.add_edge(rank::node(p as usize), rank::node(i), 1.0);
+        }
+    }
+    let seed_vec: Option<Vec<f64>> = (!seed.is_empty()).then(|| {
+        let uniform = 1.0 / n as f64;
+        cat.syms
+            .iter()
+            .map(|sym| seed.get(&sym.id).copied().unwrap_or(uniform))
+            .chain(std::iter::repeat_n(uniform, cat.files.len()))
+            .collect()
+    });
+    let (ranks, iterations) = rank::page_rank(&g, seed_vec.as_deref());
+    let out = cat
+        .syms
+        .iter()
+        .zip(&ranks)
+        .map(|(sym, r)| (sym.id, *r))
+        .collect();
+    (out, iterations)
+}
+
+/// File graph, by dense file index: imports (weight 1) plus references between files (weight
+/// 1/k each, summed per pair of files).
+pub(crate) fn file_graph(cat: &Catalog) -> Vec<Vec<(u32, f64)>> {
+    cat.files
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            let mut to: HashMap<u32, f64> = HashMap::new();
+            for d in &f.deps {
+                *to.entry(d.dst).or_default() += 1.0;
+            }
+            for e in &f.edges {
+                let dst_file = cat.syms[e.dst as usize].file;
+                if dst_file as usize != fi {
+                    *to.entry(dst_file).or_default() += e.weight();
+                }
+            }
+            let mut out: Vec<(u32, f64)> = to.into_iter().collect();
+            out.sort_by_key(|(t, _)| *t);
+            out
+        })
+        .collect()
+}
+
+/// The file graph as stored: file count, then per file its id, its edge count and each edge's
+/// target id and weight.
+fn encode_file_graph(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_varint(&mut out, graph.len() as u64);
+    for (f, edges) in cat.files.iter().zip(graph) {
+        put_varint(&mut out, f.id as u64);
+        put_varint(&mut out, edges.len() as u64);
+        for (t, w) in edges {
+            put_varint(&mut out, cat.files[*t as usize].id as u64);
+            out.extend_from_slice(&(*w as f32).to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Out-edges by dense node index, `(target index, weight)`, all in one list: a node's edges are
+/// `edges[offsets[u]..offsets[u + 1]]`. Decoded on every search, so it costs three allocations
+/// rather than one per file.
+#[derive(Debug, Default)]
+pub(crate) struct Adjacency {
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) edges: Vec<(u32, f32)>,
+}
+
+impl crate::rank::Neighbours for Adjacency {
+    fn node_count(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    fn out_edges(&self, u: u32) -> &[(u32, f32)] {
+        let u = u as usize;
+        match (self.offsets.get(u), self.offsets.get(u + 1)) {
+            (Some(&a), Some(&b)) => &self.edges[a..b],
+            _ => &[],
+        }
+    }
+}
+
+/// The stored file graph: file ids in order, and by position the `(position, weight)` edges.
+pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
+    // Two passes: the ids first (edges name their targets by id), then the edges by position.
+    let mut r = Reader::new(data);
+    let n = r.varint()? as usize;
+    let mut ids = Vec::with_capacity(n.min(1 << 24));
+    let mut edge_count = 0usize;
+    for _ in 0..n {
+        ids.push(r.varint()? as i64);
+        let k = r.varint()? as usize;
+        edge_count = edge_count.saturating_add(k);
+        for _ in 0..k {
+            r.varint()?;
+            r.f32()?;
+        }
+    }
+    let pos: rustc_hash::FxHashMap<i64, u32> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i as u32))
+        .collect();
+    let mut adjacency = Adjacency {
+        offsets: Vec::with_capacity(n + 1),
+        edges: Vec::with_capacity(edge_count.min(data.len())),
+    };
+    adjacency.offsets.push(0);
+    let mut r = Reader::new(data);
+    r.varint()?;
+    for _ in 0..n {
+        r.varint()?;
+        let k = r.varint()? as usize;
+        for _ in 0..k {
+            let (target, weight) = (r.varint()? as i64, r.f32()?);
+            if let Some(p) = pos.get(&target) {
+                adjacency.edges.push((*p, weight));
+            }
+        }
+        adjacency.offsets.push(adjacency.edges.len());
+    }
+    Some((ids, adjacency))
+}
+
+/// PageRank over the file graph.
+pub(crate) fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, f64)> {
+    let mut g = rank::graph_with_nodes(cat.files.len());
+    for (fi, edges) in graph.iter().enumerate() {
+        for (t, w) in edges {
+            g.add_edge(rank::node(fi), rank::node(*t as usize), *w);
+        }
+    }
+    let (ranks, _) = rank::page_rank(&g, None);
+    cat.files
+        .iter()
+        .zip(ranks)
+        .map(|(f, r)| (f.id, r))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_best_first_are_a_full_sort_past_the_sorted_head() {
+        // More ids than the sorted head, with ties (broken by id) on both sides of its edge.
+        let ranks: Vec<(i64, f64)> = (1..=10_000i64)
+            .map(|id| (id, f64::from(((id * 7919) % 1000) as u32)))
+            .collect();
+        let blob = encode_ranks(ranks.clone());
+        let sorted = SortedRanks::decode(&blob);
+        let mut expected = ranks;
+        // Stored as f32, so compare in that precision.
+        for r in &mut expected {
+            r.1 = f64::from(r.1 as f32);
+        }
+        expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let got: Vec<i64> = sorted.best_first().collect();
+        assert_eq!(got, expected.iter().map(|(id, _)| *id).collect::<Vec<_>>());
+        assert_eq!(sorted.get(42), Some(f64::from(((42 * 7919) % 1000) as f32)));
+        assert_eq!(sorted.get(10_001), None);
+    }
+}
