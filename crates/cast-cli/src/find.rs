@@ -10,7 +10,9 @@ use crate::{Exit, Out};
 ///
 /// The query — words, identifiers, a whole issue or commit message — runs against the
 /// full-text index built with the code index (BM25F over paths, names, signatures, docstrings
-/// and file bodies), then every symbol of the best files is ranked with its own lines;
+/// and file bodies; names are also cut into the words they run together, `getuser` → `user`,
+/// when their file writes those words), then every symbol of the best files is ranked with its
+/// own lines;
 /// identifiers written in the query (`Session.send`, `parse_header`, `client.py`) are looked up
 /// exactly, personalised PageRank over the import and call graphs credits what the best hits
 /// use (a file found by the graph alone comes after every file with a word of the query), in a
