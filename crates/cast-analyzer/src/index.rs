@@ -728,15 +728,20 @@ impl Index {
         listing: Option<Listing>,
     ) -> Result<IndexReport> {
         let err = db_err(&self.db_path);
-        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(&err)?;
-        let result = self.update(walk, progress, listing);
+        // A new file is filled without the WAL (every page written once, not twice).
+        let bulk = store::begin_bulk(&self.conn).map_err(&err)?;
+        let result = self
+            .conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(&err)
+            .and_then(|()| self.update(walk, progress, listing));
         // Whatever was decoded may have been rewritten, committed or not.
         self.memo.clear();
-        match result {
+        let result = match result {
             Ok(mut report) => {
                 let t = Instant::now();
-                self.conn.execute_batch("COMMIT").map_err(&err)?;
-                if report.cold {
+                let committed = self.conn.execute_batch("COMMIT").map_err(&err);
+                if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
                     let _ = self
                         .conn
@@ -745,13 +750,20 @@ impl Index {
                 report.phases.commit = t.elapsed().as_secs_f64();
                 report.seconds += report.phases.commit;
                 report.db_bytes = db_bytes(&self.db_path);
-                Ok(report)
+                committed.map(|()| report)
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 Err(e)
             }
+        };
+        if bulk {
+            // What was built is committed either way; a connection that cannot switch back now
+            // (a reader kept the file busy past the timeout) leaves it to the next `connect`,
+            // which asks for the WAL again.
+            let _ = store::end_bulk(&self.conn);
         }
+        result
     }
 
     fn update(
