@@ -4,7 +4,7 @@
 //! [`Registry::call`] on a blocking thread. A refusal or a validation error is a tool-level error
 //! (`isError: true`) whose text the model reads and can act on; an unknown tool is a protocol
 //! error (invalid params). Each line the client sends is screened before rmcp reads it
-//! ([`screen`]): a line that is not JSON, or a call whose arguments are not an object, is
+//! (`mcp/screen.rs`): a line that is not JSON, or a call whose arguments are not an object, is
 //! answered with the JSON-RPC error that says so (rmcp would drop the one and call the other
 //! "method not found").
 
@@ -88,7 +88,7 @@ impl McpServer {
     }
 
     /// Serves one client that sends newline-delimited JSON-RPC on `input` and reads the answers
-    /// on `output`, until `input` ends. Each line is screened ([`screen`]) on its way to rmcp;
+    /// on `output`, until `input` ends. Each line is screened (`mcp/screen.rs`) on its way to rmcp;
     /// rmcp's answers and the screen's go out whole lines, one at a time.
     pub async fn serve_lines<R, W>(self, input: R, output: W) -> Result<(), McpServeError>
     where
