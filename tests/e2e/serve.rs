@@ -153,6 +153,63 @@ fn a_silent_client_does_not_hold_the_server() {
     );
 }
 
+/// Clients that connect and hold their connections take at most 64 of the server's threads: the
+/// next is declined at once ("busy"), so its command answers on its own, and once they leave the
+/// server reads requests again.
+#[test]
+fn clients_that_hold_their_connections_get_declined_past_the_limit() {
+    let dir = project();
+    let root = dir.path();
+    let _server = Server::start(root);
+    let socket = root.join(".cast/serve.sock");
+    let holding: Vec<std::os::unix::net::UnixStream> = (0..64)
+        .map(|_| std::os::unix::net::UnixStream::connect(&socket).unwrap())
+        .collect();
+    let reply = |stream: std::os::unix::net::UnixStream| {
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        serde_json::from_str::<serde_json::Value>(&line).unwrap()
+    };
+    // The 65th: declined without a word from it, long before the held ones time out (10 s).
+    let started = std::time::Instant::now();
+    let extra = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let declined = reply(extra);
+    assert!(
+        declined["Declined"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("busy"),
+        "{declined}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // A command asked now answers on its own, as it would with no server.
+    let alone = find(root, "apply a discount code", true);
+    assert_eq!(find(root, "apply a discount code", false), alone);
+    // Once they are gone, requests are read again (this one is not a request).
+    drop(holding);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(b"not json\n").unwrap();
+        let why = reply(stream)["Declined"]["why"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        if why.starts_with("not a request") {
+            break;
+        }
+        assert!(why.contains("busy"), "{why}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still busy after the clients left"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A stand-in server on the tree's socket: replies `reply` to one request and gives it back.
 fn stand_in(root: &Path, reply: &'static str) -> std::thread::JoinHandle<serde_json::Value> {
     std::fs::create_dir_all(root.join(".cast")).unwrap();

@@ -32,9 +32,9 @@ use crate::{Exit, Out};
 /// at the files. The answers are the same as the commands' own, and as current: after a change
 /// the server checks and refreshes the index as they would (`--no-refresh` is not needed and
 /// makes no difference). The socket is ROOT/.cast/serve.sock, open to its user only. The
-/// commands ignore a server when CAST_NO_SERVER is set, and run on their own when none answers
-/// or the server is another build of cast (another version, or a binary rebuilt since it
-/// started).
+/// commands ignore a server when CAST_NO_SERVER is set, and run on their own when none answers,
+/// the server is another build of cast (another version, or a binary rebuilt since it
+/// started), or it is busy: it answers 64 requests at once and declines more at once.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\""
@@ -238,6 +238,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
         root.display(),
         socket.display()
     ));
+    let in_flight = InFlight::default();
     std::thread::scope(|scope| {
         for stream in listener.incoming() {
             let stream = match stream {
@@ -248,7 +249,13 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
                 }
             };
             // Each request on a thread of its own, so a client that connects and says nothing
-            // holds only itself; the queries themselves take the kept index in turn.
+            // holds only itself; the queries themselves take the kept index in turn. Past
+            // MAX_IN_FLIGHT (clients that hold their connections, a runaway script) a request
+            // is declined at once and its command answers on its own.
+            let Some(entered) = in_flight.enter() else {
+                let _ = decline(&stream, "busy: too many requests in flight");
+                continue;
+            };
             let (kept, root, build) = (&kept, &root, &build);
             let answered = move |stream| {
                 if let Err(err) = answer(kept, root, build, stream) {
@@ -260,6 +267,7 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
             let spawned = std::thread::Builder::new()
                 .name("request".to_owned())
                 .spawn_scoped(scope, move || {
+                    let _entered = entered;
                     if let Ok(stream) = taken.recv() {
                         answered(stream);
                     }
@@ -268,12 +276,59 @@ fn serve(root: &Path) -> anyhow::Result<Exit> {
                 Ok(_) => {
                     let _ = handed.send(stream);
                 }
-                // No thread to be had: answered here, in turn.
+                // No thread to be had: answered here, in turn (the count was let go with the
+                // closure the spawn did not take).
                 Err(_) => answered(stream),
             }
         }
     });
     Ok(Exit::Success)
+}
+
+/// How many requests a server answers at once; more are declined (their commands answer on
+/// their own). Each holds a thread, most of them only while a query runs.
+#[cfg(unix)]
+const MAX_IN_FLIGHT: usize = 64;
+
+/// The requests being answered, counted so there are never more than [`MAX_IN_FLIGHT`].
+#[cfg(unix)]
+#[derive(Default)]
+struct InFlight(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+/// One request counted by [`InFlight`], until dropped.
+#[cfg(unix)]
+struct Entered(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(unix)]
+impl InFlight {
+    fn enter(&self) -> Option<Entered> {
+        use std::sync::atomic::Ordering;
+        self.0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_IN_FLIGHT).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Entered(std::sync::Arc::clone(&self.0)))
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Entered {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Writes a `Declined` reply without reading the request (the asker then runs on its own).
+#[cfg(unix)]
+fn decline(stream: &std::os::unix::net::UnixStream, why: &str) -> std::io::Result<()> {
+    let reply = Reply::Declined {
+        why: why.to_owned(),
+    };
+    let mut bytes = serde_json::to_vec(&reply).map_err(std::io::Error::from)?;
+    bytes.push(b'\n');
+    let mut stream = stream;
+    stream.write_all(&bytes)
 }
 
 /// Reads one request from `stream` and writes its reply.
@@ -352,5 +407,24 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
         Err(err) => Reply::Failed {
             message: format!("{err:#}"),
         },
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_past_the_limit_are_not_entered_until_one_leaves() {
+        let in_flight = InFlight::default();
+        let mut entered: Vec<Entered> = (0..MAX_IN_FLIGHT)
+            .map_while(|_| in_flight.enter())
+            .collect();
+        assert_eq!(entered.len(), MAX_IN_FLIGHT);
+        assert!(in_flight.enter().is_none());
+        drop(entered.pop());
+        let again = in_flight.enter();
+        assert!(again.is_some());
+        assert!(in_flight.enter().is_none());
     }
 }
