@@ -322,12 +322,19 @@ impl Drop for Entered {
 /// Writes a `Declined` reply without reading the request (the asker then runs on its own).
 #[cfg(unix)]
 fn decline(stream: &std::os::unix::net::UnixStream, why: &str) -> std::io::Result<()> {
-    let reply = Reply::Declined {
-        why: why.to_owned(),
-    };
-    let mut bytes = serde_json::to_vec(&reply).map_err(std::io::Error::from)?;
+    write_reply(
+        stream,
+        &Reply::Declined {
+            why: why.to_owned(),
+        },
+    )
+}
+
+/// Writes `reply` as one line of JSON.
+#[cfg(unix)]
+fn write_reply(mut stream: &std::os::unix::net::UnixStream, reply: &Reply) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(reply).map_err(std::io::Error::from)?;
     bytes.push(b'\n');
-    let mut stream = stream;
     stream.write_all(&bytes)
 }
 
@@ -355,9 +362,7 @@ fn answer(
         },
         Ok(request) => reply(kept, root, request.asked),
     };
-    let mut bytes = serde_json::to_vec(&reply).map_err(std::io::Error::from)?;
-    bytes.push(b'\n');
-    (&stream).write_all(&bytes)
+    write_reply(&stream, &reply)
 }
 
 /// Answers as the command asking would have, from the kept index.
