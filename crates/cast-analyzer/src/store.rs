@@ -212,7 +212,7 @@ pub(crate) fn connect(db: &Path) -> rusqlite::Result<Connection> {
     // file: that connection switches to the WAL when it is done, so ask again until then.
     let asked = std::time::Instant::now();
     loop {
-        match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0)) {
+        match set_journal_mode(&conn, "WAL") {
             Ok(_) => break,
             Err(err) if is_busy(&err) && asked.elapsed() < BUSY_TIMEOUT => {
                 std::thread::sleep(Duration::from_millis(20));
@@ -242,7 +242,7 @@ pub(crate) fn begin_bulk(conn: &Connection) -> rusqlite::Result<bool> {
     if pages > BULK_MAX_PAGES {
         return Ok(false);
     }
-    match conn.query_row("PRAGMA journal_mode=DELETE", [], |r| r.get::<_, String>(0)) {
+    match set_journal_mode(conn, "DELETE") {
         Ok(mode) => Ok(mode.eq_ignore_ascii_case("delete")),
         // Another connection has the file open (SQLite says so at once, without waiting).
         Err(err) if is_busy(&err) => Ok(false),
@@ -252,8 +252,12 @@ pub(crate) fn begin_bulk(conn: &Connection) -> rusqlite::Result<bool> {
 
 /// After [`begin_bulk`] switched: back to the WAL, which readers beside a refresh need.
 pub(crate) fn end_bulk(conn: &Connection) -> rusqlite::Result<()> {
-    let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-    Ok(())
+    set_journal_mode(conn, "WAL").map(drop)
+}
+
+/// Asks for a journal mode; SQLite answers with the mode the file is in afterwards.
+fn set_journal_mode(conn: &Connection, mode: &str) -> rusqlite::Result<String> {
+    conn.query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| r.get(0))
 }
 
 /// What the file held when it was opened.

@@ -293,7 +293,7 @@ fn terms_seeing_words(text: &str, mut word: impl FnMut(&str), mut f: impl FnMut(
 }
 
 /// The words a file's text spells (lower-case, as [`for_each_word`] cuts them), by hash: what a
-/// name of the file that runs words together ([`name_terms`]) is split with. A word the file
+/// name of the file that runs words together ([`name_split_terms`]) is split with. A word the file
 /// never writes on its own is not taken for a part of a name, which keeps `update` whole in a
 /// file that never says `up`, and a file's own vocabulary is what its names are made of.
 #[derive(Debug, Default)]
@@ -379,10 +379,7 @@ pub(crate) fn name_split_terms(name: &str, words: &FileWords) -> String {
     let mut stemmed = String::new();
     for_each_word(name, |w| {
         split_terms(w, words, &mut stemmed, &mut |t: &str| {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(t);
+            push_term(&mut out, t)
         })
     });
     out
@@ -401,15 +398,18 @@ fn split_terms(word: &str, words: &FileWords, stemmed: &mut String, f: &mut impl
     }
 }
 
+/// Appends `term` to a space-separated column of terms.
+fn push_term(out: &mut String, term: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(term);
+}
+
 /// The terms of `text` as one space-separated string, for a full-text column.
 pub(crate) fn terms_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() / 2);
-    terms(text, |t| {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(t);
-    });
+    terms(text, |t| push_term(&mut out, t));
     out
 }
 
@@ -418,15 +418,15 @@ pub(crate) fn terms_string(text: &str) -> String {
 /// cuts its files with [`bag_and_words`]; tests read a bag alone.)
 #[cfg(test)]
 pub(crate) fn bag_string(text: &str, cap: u32) -> String {
-    bag_and_words(text, cap, false).0
+    bag_and_words(text, cap).0
 }
 
-/// [`bag_string`], and the text's [`FileWords`] when `words` (cut in the same pass).
-fn bag_and_words(text: &str, cap: u32, words: bool) -> (String, FileWords) {
+/// [`bag_string`], and the text's [`FileWords`] (cut in the same pass).
+fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
     // term → (first occurrence, count); one allocation per distinct term.
     let mut seen: FxHashMap<Box<str>, (u32, u32)> = FxHashMap::default();
     let mut file_words = FileWords::default();
-    let record = words && text.len() <= MAX_WORDS_FILE;
+    let record = text.len() <= MAX_WORDS_FILE;
     terms_seeing_words(
         text,
         |w| {
@@ -451,10 +451,7 @@ fn bag_and_words(text: &str, cap: u32, words: bool) -> (String, FileWords) {
     let mut out = String::with_capacity(order.len() * 8);
     for (t, _, n) in order {
         for _ in 0..n.min(cap) {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(t);
+            push_term(&mut out, t);
         }
     }
     (out, file_words)
@@ -489,8 +486,7 @@ pub(crate) fn symbol_terms(
     let name_split = name_split_terms(name, words);
     let mut name = terms_string(name);
     if !name_split.is_empty() {
-        name.push(' ');
-        name.push_str(&name_split);
+        push_term(&mut name, &name_split);
     }
     SymbolTerms {
         name,
@@ -555,7 +551,7 @@ pub(crate) fn search_terms(
     parsed: &ParsedFile,
 ) -> (FileTerms, Vec<SymbolTerms>) {
     let module_path = module_path(rel);
-    let (body, words) = bag_and_words(text, FILE_BODY_CAP, true);
+    let (body, words) = bag_and_words(text, FILE_BODY_CAP);
     let file = FileTerms {
         path: terms_string(module_path),
         doc: terms_string(prefix(
