@@ -659,6 +659,12 @@ impl Index {
 
     /// Relevance search in either mode (see [`FindMode`]).
     pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
+        store::read_snapshot(&self.conn, db_err(&self.db_path), || {
+            self.find_in_snapshot(query, top, mode)
+        })
+    }
+
+    fn find_in_snapshot(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
         let (ev, priors) = self.prepare(query)?;
         let files = self.rank_files(&ev, &priors)?;
         let file_top = match mode {

@@ -550,6 +550,12 @@ impl Index {
 
     /// L1: the logic map within `options.budget` tokens.
     pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
+        store::read_snapshot(&self.conn, db_err(&self.db_path), || {
+            self.map_in_snapshot(options)
+        })
+    }
+
+    fn map_in_snapshot(&self, options: &MapOptions) -> Result<LogicMap> {
         // A process that keeps the index open reads these once while the database is unchanged.
         let err = db_err(&self.db_path);
         let files = self
