@@ -17,6 +17,10 @@
 //! | | `@import.tree` | syntax a query cannot flatten (Rust's use trees), handed to [`LanguageDescription::import_tree`] |
 //! | docs | `@doc` | a doc comment: it documents the definition right below it |
 //! | | `@doc.module` | a comment describing the whole file |
+//! | | `@doc.anchor` | the node whose comment describes the file first (Go's `package` clause): the run of comments right above it, no blank line between; else the first run, as without an anchor |
+//!
+//! A file's description skips comment runs that only hold tool directives (`//go:build`,
+//! `// +build`, `eslint-disable`) or a licence header.
 //!
 //! A function whose enclosing definition is a type (class, struct, trait, interface, impl,
 //! enum) is reported as a method. Symbols nest by where their nodes sit, so qualified names
@@ -158,6 +162,7 @@ pub(crate) struct Compiled {
     pub docs: Query,
     pub doc: Option<u32>,
     pub doc_module: Option<u32>,
+    pub doc_anchor: Option<u32>,
 }
 
 impl Compiled {
@@ -199,6 +204,7 @@ impl Compiled {
             import_tree: imports.capture_index_for_name("import.tree"),
             doc: docs.capture_index_for_name("doc"),
             doc_module: docs.capture_index_for_name("doc.module"),
+            doc_anchor: docs.capture_index_for_name("doc.anchor"),
             language,
             definitions,
             references,

@@ -113,6 +113,7 @@ impl Docs {
     fn collect(c: &Compiled, cursor: &mut QueryCursor, root: Node, text: &str) -> Docs {
         let mut ids = HashSet::new();
         let mut module_nodes: Vec<Node> = Vec::new();
+        let mut anchor: Option<Node> = None;
         let mut matches = cursor.matches(&c.docs, root, text.as_bytes());
         while let Some(m) = matches.next() {
             for cap in m.captures() {
@@ -120,25 +121,46 @@ impl Docs {
                     ids.insert(cap.node.id());
                 } else if Some(cap.index) == c.doc_module {
                     module_nodes.push(cap.node);
+                } else if Some(cap.index) == c.doc_anchor {
+                    anchor.get_or_insert(cap.node);
                 }
             }
         }
         module_nodes.sort_by_key(|n| n.start_byte());
         module_nodes.dedup_by_key(|n| n.id());
-        // The first run of adjacent module comments.
-        let mut run: Vec<Node> = Vec::new();
+        // Runs of adjacent module comments (a blank line ends a run).
+        let mut runs: Vec<Vec<Node>> = Vec::new();
         for node in module_nodes {
-            if let Some(last) = run.last()
-                && ts::start_line(node) > ts::end_line(*last) + 1
-            {
-                break;
+            match runs.last_mut() {
+                Some(run)
+                    if run
+                        .last()
+                        .is_some_and(|last| ts::start_line(node) <= ts::end_line(*last) + 1) =>
+                {
+                    run.push(node)
+                }
+                _ => runs.push(vec![node]),
             }
-            run.push(node);
         }
-        let module = comment_text(run.iter().map(|n| ts::text(*n, text)));
+        // A run that says something to a reader: not only tool directives (build
+        // constraints), not a licence header.
+        let readable = |run: &Vec<Node>| {
+            let said = comment_text(run.iter().map(|n| ts::text(*n, text)));
+            (!said.is_empty() && !is_licence(&said)).then_some(said)
+        };
+        // With an anchor, the run right above it first (Go's package comment, as `go doc`
+        // reads it); then the first readable run.
+        let above_anchor = anchor.and_then(|anchor| {
+            runs.iter()
+                .find(|run| {
+                    run.last()
+                        .is_some_and(|last| ts::end_line(*last) + 1 == ts::start_line(anchor))
+                })
+                .and_then(readable)
+        });
         Docs {
             ids,
-            module: (!module.is_empty()).then_some(module),
+            module: above_anchor.or_else(|| runs.iter().find_map(readable)),
         }
     }
 }
@@ -486,8 +508,22 @@ fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
     lines[first..].join("\n")
 }
 
-/// `go:generate …`, `nolint:…`, `eslint-disable`: a comment for a tool, not a reader.
+/// Whether a file's comment is its licence header (`Copyright …`, `SPDX-License-Identifier`,
+/// `Licensed under …`) rather than a description.
+fn is_licence(comment: &str) -> bool {
+    let head: String = comment.chars().take(300).collect::<String>().to_lowercase();
+    head.contains("copyright")
+        || head.contains("spdx-license-identifier")
+        || head.contains("licensed under")
+        || head.contains("license that can be found")
+}
+
+/// `go:generate …`, `nolint:…`, `eslint-disable`, Go's old `+build` constraint: a comment for
+/// a tool, not a reader.
 fn is_directive(body: &str) -> bool {
+    if body.trim_start().starts_with("+build ") {
+        return true;
+    }
     let word: String = body
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')

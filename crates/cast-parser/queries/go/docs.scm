@@ -1,4 +1,5 @@
-; Go doc comments: the comments right above a declaration; above `package`, the package's.
+; Go doc comments: the comments right above a declaration; right above `package` (no blank
+; line between), the package's.
 
 (comment) @doc
-(source_file (comment)+ @doc.module . (package_clause))
+(source_file (comment)+ @doc.module . (package_clause) @doc.anchor)

@@ -173,6 +173,39 @@ fn rust_items_methods_docs_and_use_trees() {
 }
 
 #[test]
+fn a_go_package_comment_is_the_one_right_above_package() {
+    let description = |text: &str| parse("a.go", text).description;
+    // A licence header above a blank line is not the package's comment; the one below it is.
+    assert_eq!(
+        description(
+            "// Copyright 2020 The Authors. All rights reserved.\n// Use of this source code is governed by a licence.\n\n// Package foo parses widgets.\npackage foo\n"
+        )
+        .as_deref(),
+        Some("Package foo parses widgets.")
+    );
+    // Nor a header alone, nor build constraints (old and new).
+    assert_eq!(
+        description("// Copyright 2020 Someone.\n\npackage foo\n"),
+        None
+    );
+    assert_eq!(
+        description("//go:build linux\n// +build linux\n\npackage foo\n"),
+        None
+    );
+    // Without a package comment, a file's own comment above a blank line describes the file.
+    assert_eq!(
+        description("//go:build linux\n\n// Normalization of latin letters.\n\npackage foo\n")
+            .as_deref(),
+        Some("Normalization of latin letters.")
+    );
+    // A constraint inside the package's comment is left out of it.
+    assert_eq!(
+        description("// +build linux\n// Package foo is for Linux.\npackage foo\n").as_deref(),
+        Some("Package foo is for Linux.")
+    );
+}
+
+#[test]
 fn go_receivers_groups_and_package_docs() {
     let file = parse("sample.go", GO);
     assert!(!file.has_syntax_errors());
