@@ -15,7 +15,8 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change, or what the parser stores for a
-/// file that did not change (10: Go files' descriptions), so an older index is rebuilt.
+/// file that did not change (10: files' descriptions without licences or tags, signatures
+/// without comments), so an older index is rebuilt.
 pub const SCHEMA_VERSION: i64 = 10;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;

@@ -5,6 +5,7 @@
 //! The tree is never walked recursively (queries and cursors are iterative), so deep nesting
 //! cannot overflow the stack.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
@@ -19,6 +20,9 @@ use crate::{
 
 /// Signatures longer than this are cut (with `…`).
 const MAX_SIGNATURE: usize = 400;
+/// The source bytes of a header read for its signature (comments and runs of whitespace
+/// fold away, so more than [`MAX_SIGNATURE`]).
+const SIGNATURE_SOURCE_BYTES: usize = 16 * 1024;
 /// Receivers longer than this are cut, as Python's are.
 const MAX_RECEIVER: usize = 80;
 
@@ -143,9 +147,9 @@ impl Docs {
             }
         }
         // A run that says something to a reader: not only tool directives (build
-        // constraints), not a licence header.
+        // constraints) or tags, not a licence header.
         let readable = |run: &Vec<Node>| {
-            let said = comment_text(run.iter().map(|n| ts::text(*n, text)));
+            let said = file_description(&comment_text(run.iter().map(|n| ts::text(*n, text))));
             (!said.is_empty() && !is_licence(&said)).then_some(said)
         };
         // With an anchor, the run right above it first (Go's package comment, as `go doc`
@@ -318,7 +322,7 @@ fn build_symbols(
                 b.start_byte()
             })
             .max(leading.start);
-        let header = text.get(leading.start..header_end).unwrap_or("");
+        let header = without_comments(anchor, text, leading.start, header_end);
         let first_byte = decorators.first().map_or(anchor.start_byte(), |n| {
             n.start_byte().min(anchor.start_byte())
         });
@@ -328,7 +332,7 @@ fn build_symbols(
             kind,
             name,
             qualname,
-            signature: tidy_signature(header),
+            signature: tidy_signature(&header),
             docstring: (!doc_text.is_empty()).then_some(doc_text),
             start_line,
             end_line: ts::end_line(def.node).max(start_line),
@@ -508,6 +512,31 @@ fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
     lines[first..].join("\n")
 }
 
+/// What a file's comment says of the file: its text up to the first block tag, where the tags
+/// that introduce a file's description (JSDoc's `@file`, `@fileoverview`, `@overview`,
+/// `@description`; TSDoc's `@packageDocumentation`) only lose the tag and `@module NAME` names
+/// it. `/** @jsxImportSource preact */` says nothing.
+fn file_description(comment: &str) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    for line in comment.lines() {
+        let Some(tagged) = line.strip_prefix('@') else {
+            lines.push(line);
+            continue;
+        };
+        let (tag, rest) = tagged
+            .split_once(char::is_whitespace)
+            .unwrap_or((tagged, ""));
+        match tag {
+            "module" => {}
+            "file" | "fileoverview" | "overview" | "description" | "packageDocumentation" => {
+                lines.push(rest.trim())
+            }
+            _ => break,
+        }
+    }
+    lines.join("\n").trim().to_owned()
+}
+
 /// Whether a file's comment is its licence header (`Copyright …`, `SPDX-License-Identifier`,
 /// `Licensed under …`) rather than a description.
 fn is_licence(comment: &str) -> bool {
@@ -566,6 +595,51 @@ pub(crate) fn type_name(raw: &str, path_separator: &str) -> String {
     }
 }
 
+/// The text of `start..end` with the comments inside it (the grammar's extras under `node`)
+/// left out: a header put on one line must not read `<// eslint-disable … E extends Env>`, or
+/// `{ a: A // the first  b: B }` with the rest of the line commented out.
+fn without_comments<'a>(node: Node, text: &'a str, start: usize, end: usize) -> Cow<'a, str> {
+    // A header that is a whole initialiser (a large object literal) is cut on one line to
+    // MAX_SIGNATURE anyway: its first bytes are all that can show.
+    let mut end = end.min(start.saturating_add(SIGNATURE_SOURCE_BYTES));
+    while end > start && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let Some(header) = text.get(start..end) else {
+        return Cow::Borrowed("");
+    };
+    let mut comments: Vec<(usize, usize)> = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() <= start || n.start_byte() >= end {
+            continue;
+        }
+        if n.is_extra() {
+            if n.start_byte() >= start && n.end_byte() <= end {
+                comments.push((n.start_byte(), n.end_byte()));
+            }
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    if comments.is_empty() {
+        return Cow::Borrowed(header);
+    }
+    comments.sort_unstable();
+    let mut out = String::with_capacity(header.len());
+    let mut at = start;
+    for (from, to) in comments {
+        if from >= at {
+            out.push_str(text.get(at..from).unwrap_or(""));
+            out.push(' ');
+            at = to;
+        }
+    }
+    out.push_str(text.get(at..end).unwrap_or(""));
+    Cow::Owned(out)
+}
+
 /// A header on one line: `fn f(\n    a: u32,\n) -> u32` → `fn f(a: u32) -> u32`. A `{`
 /// left before the body is dropped.
 fn tidy_signature(header: &str) -> String {
@@ -588,6 +662,7 @@ fn tidy_signature(header: &str) -> String {
         .replace("[ ", "[")
         .replace(" ]", "]")
         .replace(",>", ">")
+        .replace(", >", ">")
 }
 
 /// References in source order. A name is read once (the first pattern that matches it wins:

@@ -401,6 +401,59 @@ fn typescript_call_signatures_on_their_own_lines_do_not_lose_the_rest_of_the_fil
 }
 
 #[test]
+fn comments_are_left_out_of_signatures() {
+    let ts = parse(
+        "a.ts",
+        "export class Context<\n  // eslint-disable-next-line no-explicit-any\n  E extends Env = any,\n> {\n  x = 1\n}\n\nexport type Node = {\n  pP: Props // previous props\n  nN: Node /* next */\n}\n",
+    );
+    assert_eq!(
+        symbol(&ts, "Context").signature,
+        "export class Context<E extends Env = any>"
+    );
+    assert_eq!(
+        symbol(&ts, "Node").signature,
+        "export type Node = { pP: Props nN: Node }"
+    );
+    let rust = parse(
+        "a.rs",
+        "pub fn f(\n    a: u32, // the first\n    /* the second */ b: u32,\n) -> u32 {\n    a + b\n}\n",
+    );
+    assert_eq!(
+        symbol(&rust, "f").signature,
+        "pub fn f(a: u32, b: u32) -> u32"
+    );
+}
+
+#[test]
+fn a_file_description_is_what_its_comment_says_not_its_tags() {
+    let description = |text: &str| parse("a.ts", text).description;
+    // JSDoc's @module introduces the description; a pragma alone says nothing.
+    assert_eq!(
+        description(
+            "/**\n * @module\n * This module is the base of the app.\n */\nexport const a = 1\n"
+        )
+        .as_deref(),
+        Some("This module is the base of the app.")
+    );
+    assert_eq!(
+        description("/**\n * @fileoverview Routing for the app.\n * @author someone\n */\nexport const a = 1\n")
+            .as_deref(),
+        Some("Routing for the app.")
+    );
+    assert_eq!(
+        description("/** @jsxImportSource ../ */\nexport const a = 1\n"),
+        None
+    );
+    // A licence header is not a description.
+    assert_eq!(
+        description(
+            "/**\n * @license\n * Copyright 2024 Someone. Licensed under MIT.\n */\nexport const a = 1\n"
+        ),
+        None
+    );
+}
+
+#[test]
 fn tsx_parses_jsx() {
     let text = "export function App({ name }: { name: string }) {\n  return <div className=\"x\">{name}</div>\n}\nexport const Item = () => <li />\n";
     let file = parse("App.tsx", text);
