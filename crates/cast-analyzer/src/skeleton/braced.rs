@@ -25,8 +25,14 @@ const MAX_IMPORT: usize = 300;
 pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
     let source: Vec<&str> = text.lines().collect();
     let mut out: Vec<SkeletonLine> = Vec::new();
+    // A file described by a definition's own doc comment (a Java file by its type's Javadoc)
+    // shows that comment once, with the definition.
     if let Some(doc) = &parsed.description
         && let Some(line) = description_line(&source, doc)
+        && !parsed.symbols.iter().any(|s| {
+            s.docstring_lines
+                .is_some_and(|(start, end)| (start..=end).contains(&line))
+        })
     {
         out.push(SkeletonLine {
             line,

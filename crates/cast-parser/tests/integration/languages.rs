@@ -454,6 +454,34 @@ fn a_file_description_is_what_its_comment_says_not_its_tags() {
 }
 
 #[test]
+fn a_java_file_is_described_by_its_types_javadoc_not_its_licence() {
+    let description = |path: &str, text: &str| parse(path, text).description;
+    assert_eq!(
+        description(
+            "A.java",
+            "/*\n * Copyright (C) 2008 Google Inc.\n */\npackage a;\n\nimport b.C;\n\n/** Reads widgets. */\npublic class A {}\n"
+        )
+        .as_deref(),
+        Some("Reads widgets.")
+    );
+    assert_eq!(
+        description(
+            "A.java",
+            "/* Copyright 2020 Someone. */\npackage a;\nclass A {}\n"
+        ),
+        None
+    );
+    assert_eq!(
+        description(
+            "package-info.java",
+            "/** The widget package. */\npackage a.widgets;\n"
+        )
+        .as_deref(),
+        Some("The widget package.")
+    );
+}
+
+#[test]
 fn tsx_parses_jsx() {
     let text = "export function App({ name }: { name: string }) {\n  return <div className=\"x\">{name}</div>\n}\nexport const Item = () => <li />\n";
     let file = parse("App.tsx", text);
@@ -468,6 +496,11 @@ fn tsx_parses_jsx() {
 fn java_types_members_and_annotations() {
     let file = parse("Sample.java", JAVA);
     assert!(!file.has_syntax_errors());
+    // The file is described by its top-level type's Javadoc.
+    assert_eq!(
+        file.description.as_deref(),
+        Some("A cache of values.\n\n<p>Keeps them in memory.")
+    );
     assert_eq!(
         rows(&file),
         vec![
