@@ -728,7 +728,9 @@ impl Index {
         listing: Option<Listing>,
     ) -> Result<IndexReport> {
         let err = db_err(&self.db_path);
-        // A new file is filled without the WAL (every page written once, not twice).
+        // A new file, or an unusable one emptied first, is filled without the WAL (every page
+        // written once, not twice).
+        store::empty_unusable(&self.conn).map_err(&err)?;
         let bulk = store::begin_bulk(&self.conn).map_err(&err)?;
         let result = self
             .conn

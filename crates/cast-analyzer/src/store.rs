@@ -276,6 +276,42 @@ pub(crate) fn begin_bulk(conn: &Connection) -> rusqlite::Result<bool> {
     }
 }
 
+/// Before a rebuild of a file that holds no usable index but many pages (another schema
+/// version, an unfinished build): drops what it holds and gives the pages back (`VACUUM`), so
+/// the rebuild fills a small file without the WAL ([`begin_bulk`]) instead of rewriting the
+/// old pages through it. Best effort and never waiting: while another connection writes to
+/// the file, it is left as it is (the rebuild then resets it in its own transaction, as
+/// before). A reader keeps the snapshot it holds, as it would through that reset.
+pub(crate) fn empty_unusable(conn: &Connection) -> rusqlite::Result<()> {
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    if pages <= BULK_MAX_PAGES || state(conn)? == State::Ready {
+        return Ok(());
+    }
+    conn.busy_timeout(Duration::ZERO)?;
+    let emptied = (|| {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        // Another writer may have rebuilt it meanwhile.
+        let dropped = match state(conn) {
+            Ok(State::Empty) => reset(conn),
+            Ok(State::Ready) => Ok(()),
+            Err(err) => Err(err),
+        };
+        match dropped {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(err) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(err);
+            }
+        }
+        conn.execute_batch("VACUUM")
+    })();
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    match emptied {
+        Err(err) if is_busy(&err) => Ok(()),
+        other => other,
+    }
+}
+
 /// After [`begin_bulk`] switched: back to the WAL, which readers beside a refresh need.
 pub(crate) fn end_bulk(conn: &Connection) -> rusqlite::Result<()> {
     set_journal_mode(conn, "WAL").map(drop)
@@ -765,6 +801,53 @@ mod tests {
         // A file that holds something keeps its WAL.
         assert!(!begin_bulk(&conn).unwrap());
         assert_eq!(journal_mode(&conn), "wal");
+    }
+
+    #[test]
+    fn an_unusable_file_alone_is_emptied_for_a_rebuild_without_the_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(".cast/index.sqlite");
+        let (conn, _) = open(&db).unwrap();
+        let fill = |conn: &Connection| {
+            conn.execute_batch(
+                "CREATE TABLE IF NOT EXISTS filler(x BLOB); \
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) \
+                 INSERT INTO filler SELECT randomblob(4096) FROM n; PRAGMA user_version=7;",
+            )
+            .unwrap();
+        };
+        let pages = |conn: &Connection| -> i64 {
+            conn.query_row("PRAGMA page_count", [], |r| r.get(0))
+                .unwrap()
+        };
+        fill(&conn);
+        assert_eq!(state(&conn).unwrap(), State::Empty);
+        // While another connection writes to it, it is left as it is, at once.
+        let other = connect(&db).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let asked = std::time::Instant::now();
+        empty_unusable(&conn).unwrap();
+        assert!(asked.elapsed() < std::time::Duration::from_secs(5));
+        assert!(pages(&conn) > BULK_MAX_PAGES);
+        other.execute_batch("ROLLBACK").unwrap();
+        drop(other);
+        // Alone: emptied, in the current schema but not complete, and small enough to be
+        // filled without the WAL.
+        empty_unusable(&conn).unwrap();
+        assert!(pages(&conn) <= BULK_MAX_PAGES, "{} pages", pages(&conn));
+        assert_eq!(state(&conn).unwrap(), State::Empty);
+        assert!(begin_bulk(&conn).unwrap());
+        end_bulk(&conn).unwrap();
+        // A complete index is never touched.
+        fill(&conn);
+        conn.execute_batch(&format!(
+            "PRAGMA user_version={SCHEMA_VERSION}; INSERT INTO meta VALUES ('complete', '1');"
+        ))
+        .unwrap();
+        let before = pages(&conn);
+        empty_unusable(&conn).unwrap();
+        assert_eq!(pages(&conn), before);
+        assert_eq!(state(&conn).unwrap(), State::Ready);
     }
 
     #[test]
