@@ -290,20 +290,25 @@ pub(crate) fn empty_unusable(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::ZERO)?;
     let emptied = (|| {
         conn.execute_batch("BEGIN IMMEDIATE")?;
-        // Another writer may have rebuilt it meanwhile.
+        // Another writer may have rebuilt it meanwhile: then it is kept, and not rewritten.
         let dropped = match state(conn) {
-            Ok(State::Empty) => reset(conn),
-            Ok(State::Ready) => Ok(()),
+            Ok(State::Empty) => reset(conn).map(|()| true),
+            Ok(State::Ready) => Ok(false),
             Err(err) => Err(err),
         };
         match dropped {
-            Ok(()) => conn.execute_batch("COMMIT")?,
+            Ok(dropped) => {
+                conn.execute_batch("COMMIT")?;
+                if dropped {
+                    conn.execute_batch("VACUUM")?;
+                }
+                Ok(())
+            }
             Err(err) => {
                 let _ = conn.execute_batch("ROLLBACK");
-                return Err(err);
+                Err(err)
             }
         }
-        conn.execute_batch("VACUUM")
     })();
     conn.busy_timeout(BUSY_TIMEOUT)?;
     match emptied {
