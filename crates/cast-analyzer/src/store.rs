@@ -298,7 +298,10 @@ pub(crate) fn empty_unusable(conn: &Connection) -> rusqlite::Result<()> {
         };
         match dropped {
             Ok(dropped) => {
-                conn.execute_batch("COMMIT")?;
+                if let Err(err) = conn.execute_batch("COMMIT") {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err(err);
+                }
                 if dropped {
                     conn.execute_batch("VACUUM")?;
                 }

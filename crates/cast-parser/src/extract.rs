@@ -538,13 +538,23 @@ fn file_description(comment: &str) -> String {
 }
 
 /// Whether a file's comment is its licence header (`Copyright …`, `SPDX-License-Identifier`,
-/// `Licensed under …`) rather than a description.
+/// `Licensed under …`) rather than a description. A description that speaks of copyright
+/// (`Package copyright checks …`) is not one.
 fn is_licence(comment: &str) -> bool {
     let head: String = comment.chars().take(300).collect::<String>().to_lowercase();
-    head.contains("copyright")
-        || head.contains("spdx-license-identifier")
-        || head.contains("licensed under")
-        || head.contains("license that can be found")
+    let head = head.trim_start();
+    ["copyright", "(c)", "©", "@license", "license:", "licence:"]
+        .iter()
+        .any(|opening| head.starts_with(opening))
+        || [
+            "spdx-license-identifier",
+            "licensed under",
+            "license that can be found",
+            "all rights reserved",
+            "permission is hereby granted",
+        ]
+        .iter()
+        .any(|phrase| head.contains(phrase))
 }
 
 /// `go:generate …`, `nolint:…`, `eslint-disable`, Go's old `+build` constraint: a comment for
@@ -600,7 +610,9 @@ pub(crate) fn type_name(raw: &str, path_separator: &str) -> String {
 /// `{ a: A // the first  b: B }` with the rest of the line commented out.
 fn without_comments<'a>(node: Node, text: &'a str, start: usize, end: usize) -> Cow<'a, str> {
     // A header that is a whole initialiser (a large object literal) is cut on one line to
-    // MAX_SIGNATURE anyway: its first bytes are all that can show.
+    // MAX_SIGNATURE anyway: its first bytes are all that can show, and a header cut here says
+    // so with `…`.
+    let cut = end > start.saturating_add(SIGNATURE_SOURCE_BYTES);
     let mut end = end.min(start.saturating_add(SIGNATURE_SOURCE_BYTES));
     while end > start && !text.is_char_boundary(end) {
         end -= 1;
@@ -614,20 +626,21 @@ fn without_comments<'a>(node: Node, text: &'a str, start: usize, end: usize) -> 
         if n.end_byte() <= start || n.start_byte() >= end {
             continue;
         }
-        if n.is_extra() {
-            if n.start_byte() >= start && n.end_byte() <= end {
-                comments.push((n.start_byte(), n.end_byte()));
-            }
+        // Comments only: tree-sitter also marks the ERROR node of a recovered syntax error as
+        // an extra, and that is code the reader must see.
+        if n.is_extra() && !n.is_error() && n.kind().contains("comment") {
+            // A comment across the cut ends the header where it starts.
+            comments.push((n.start_byte().max(start), n.end_byte().min(end)));
             continue;
         }
         let mut cursor = n.walk();
         stack.extend(n.children(&mut cursor));
     }
-    if comments.is_empty() {
+    if comments.is_empty() && !cut {
         return Cow::Borrowed(header);
     }
     comments.sort_unstable();
-    let mut out = String::with_capacity(header.len());
+    let mut out = String::with_capacity(header.len() + 4);
     let mut at = start;
     for (from, to) in comments {
         if from >= at {
@@ -637,6 +650,9 @@ fn without_comments<'a>(node: Node, text: &'a str, start: usize, end: usize) -> 
         }
     }
     out.push_str(text.get(at..end).unwrap_or(""));
+    if cut {
+        out.push_str(" …");
+    }
     Cow::Owned(out)
 }
 
