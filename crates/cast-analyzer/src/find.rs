@@ -659,9 +659,7 @@ impl Index {
 
     /// Relevance search in either mode (see [`FindMode`]).
     pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
-        store::read_snapshot(&self.conn, db_err(&self.db_path), || {
-            self.find_in_snapshot(query, top, mode)
-        })
+        self.in_snapshot(|| self.find_in_snapshot(query, top, mode))
     }
 
     fn find_in_snapshot(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {

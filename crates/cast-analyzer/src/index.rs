@@ -681,6 +681,12 @@ impl Index {
         &self.db_path
     }
 
+    /// Runs `read` on this index's connection in one read transaction
+    /// ([`store::read_snapshot`]): what a query (search, map, show) reads is one state.
+    pub(crate) fn in_snapshot<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        store::read_snapshot(&self.conn, db_err(&self.db_path), read)
+    }
+
     /// What the last build or refresh through this handle did.
     pub fn report(&self) -> Option<&IndexReport> {
         self.report.as_ref()

@@ -550,9 +550,7 @@ impl Index {
 
     /// L1: the logic map within `options.budget` tokens.
     pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
-        store::read_snapshot(&self.conn, db_err(&self.db_path), || {
-            self.map_in_snapshot(options)
-        })
+        self.in_snapshot(|| self.map_in_snapshot(options))
     }
 
     fn map_in_snapshot(&self, options: &MapOptions) -> Result<LogicMap> {

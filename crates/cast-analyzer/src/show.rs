@@ -12,7 +12,7 @@ use crate::resolve::{How, RawEdge, decode_edges_raw};
 
 /// How many references of each list are shown.
 const MAX_LISTED: usize = 50;
-use crate::store::{self, db_err};
+use crate::store::db_err;
 use crate::{AnalyzerError, Result};
 
 /// One resolved reference to or from the shown symbol.
@@ -340,9 +340,7 @@ impl Index {
     /// L3: the source of a symbol given by qualified name (`Cart.add`, `shop.cart.Cart.add`)
     /// or by `FILE:LINE` (the innermost definition enclosing that line).
     pub fn show(&self, target: &str) -> Result<SymbolSource> {
-        store::read_snapshot(&self.conn, db_err(&self.db_path), || {
-            self.show_in_snapshot(target)
-        })
+        self.in_snapshot(|| self.show_in_snapshot(target))
     }
 
     fn show_in_snapshot(&self, target: &str) -> Result<SymbolSource> {
