@@ -168,12 +168,45 @@ fn find_ranks_symbols_and_shows_scores_in_json() {
             .as_str()
             .is_some_and(|p| p.ends_with(".py"))
     );
-    cast()
+    // Nothing found: stdout stays empty (as for grep), stderr says what was searched.
+    let out = cast()
         .args(["find", "zzqqxx", "--root"])
         .arg(dir.path())
         .assert()
         .code(1)
         .stdout("");
+    let said = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let indexed = cast()
+        .args(["index", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let report = &json_lines(&indexed.stdout)[0];
+    let expected = format!(
+        "nothing matches \"zzqqxx\" in {} files and {} symbols; try other words",
+        report["files"].as_u64().unwrap() - report["skipped"].as_u64().unwrap(),
+        report["symbols"]
+    );
+    assert!(said.contains(&expected), "{said}\nexpected: {expected}");
+}
+
+#[test]
+fn find_in_a_tree_without_source_says_nothing_is_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "parse a date\n").unwrap();
+    cast()
+        .args(["find", "parse a date", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "nothing can match \"parse a date\": no source file is indexed here (cast reads",
+        ))
+        .stderr(predicate::str::contains(".py"))
+        .stderr(predicate::str::contains(
+            "is --root the folder of a code base?",
+        ));
 }
 
 #[test]

@@ -68,6 +68,21 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         let alone = find(root, query, true);
         assert_eq!(find(root, query, false), alone, "{query}");
     }
+    // What `cast find` says on stderr when nothing matched, the server says too.
+    let said = |alone: bool| {
+        let mut cmd = cast();
+        cmd.args(["find", "zzz nothing like this", "--root"])
+            .arg(root);
+        if alone {
+            cmd.env("CAST_NO_SERVER", "1");
+        } else {
+            cmd.env_remove("CAST_NO_SERVER");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stderr).into_owned()
+    };
+    let alone = said(true);
+    assert!(alone.contains("nothing matches"), "{alone}");
+    assert_eq!(said(false), alone);
     // And `cast map`, focused or not, its header naming the root as given.
     for args in [
         &["map", "."][..],

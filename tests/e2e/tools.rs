@@ -173,6 +173,16 @@ fn find_symbol_and_show_symbol_answer_from_the_index() {
         v["data"]["found"]["symbols"][0]["qualname"], "price_of",
         "{v}"
     );
+    // Nothing found: the model is told what was searched and what to try instead.
+    let (code, v) = tool(dir.path(), "find_symbol", json!({"query": "zzqqxx"}));
+    assert_eq!(code, 0, "{v}");
+    let searched = &v["data"]["found"]["searched"];
+    let told = format!(
+        "nothing matches \"zzqqxx\" in {} files and {} symbols; try other words, or grep_search for exact text",
+        searched["files"], searched["symbols"]
+    );
+    assert!(searched["files"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(text(&v), told);
     let (code, v) = tool(dir.path(), "show_symbol", json!({"symbol": "Cart.total"}));
     assert_eq!(code, 0);
     assert!(

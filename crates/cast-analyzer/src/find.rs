@@ -223,9 +223,50 @@ impl Hit {
 pub struct Found {
     pub symbols: Vec<Hit>,
     pub files: Vec<Hit>,
+    /// What the search looked through.
+    pub searched: Searched,
+}
+
+/// How much of the code base a search looked through: what it can say when nothing matched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Searched {
+    /// Indexed source files (parsed, not skipped).
+    pub files: usize,
+    pub symbols: usize,
 }
 
 impl Found {
+    /// Whether nothing matched.
+    pub fn is_empty(&self) -> bool {
+        self.symbols.is_empty() && self.files.is_empty()
+    }
+
+    /// Why nothing was found for `query`, in one sentence without advice (each front end adds
+    /// its own: another command, another tool, and another root when [`Searched::files`] is 0);
+    /// `None` when something was.
+    pub fn nothing_found(&self, query: &str) -> Option<String> {
+        if !self.is_empty() {
+            return None;
+        }
+        let Searched { files, symbols } = self.searched;
+        Some(if files == 0 {
+            let extensions = cast_parser::Registry::default()
+                .extensions()
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!(
+                "nothing can match {query:?}: no source file is indexed here (cast reads {extensions} files)"
+            )
+        } else {
+            format!(
+                "nothing matches {query:?} in {files} {} and {symbols} {}",
+                plural(files, "file", "files"),
+                plural(symbols, "symbol", "symbols")
+            )
+        })
+    }
     /// Symbols first, then files, one line each.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -247,6 +288,10 @@ impl Found {
         }
         out
     }
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 /// What a search returns: files only, or symbols with a few files.
@@ -680,7 +725,14 @@ impl Index {
         Ok(Found {
             symbols,
             files: file_hits,
+            searched: self.searched().map_err(db_err(&self.db_path))?,
         })
+    }
+
+    /// How many files and symbols a search looks through.
+    fn searched(&self) -> rusqlite::Result<Searched> {
+        let (files, symbols) = store::searchable_counts(&self.conn)?;
+        Ok(Searched { files, symbols })
     }
 
     /// The evidence for a query and its priors.

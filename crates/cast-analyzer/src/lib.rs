@@ -59,7 +59,7 @@ pub mod trace;
 
 pub use cast_parser;
 pub use error::{AnalyzerError, Result};
-pub use find::{FindMode, Found, Hit, HitKind, Scores};
+pub use find::{FindMode, Found, Hit, HitKind, Scores, Searched};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};
 pub use index::{Index, IndexOptions, IndexReport, Phases, Progress, Refresh};
 pub use kept::KeptIndex;

@@ -692,20 +692,24 @@ pub(crate) fn doc_freqs(
             out.insert(t.clone(), n);
         }
     }
-    let stored = counts(conn)?;
-    let rows = match (table, stored) {
-        (TermTable::Symbols, Some(c)) => c.symbols as i64,
-        (TermTable::Files, Some(c)) => (c.files - c.skipped.min(c.files)) as i64,
-        (TermTable::Symbols, None) => {
-            conn.query_row("SELECT COUNT(*) FROM symbols", [], |r| r.get(0))?
-        }
-        (TermTable::Files, None) => conn.query_row(
-            &format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"),
-            [],
-            |r| r.get(0),
-        )?,
+    let (files, symbols) = searchable_counts(conn)?;
+    let rows = match table {
+        TermTable::Symbols => symbols,
+        TermTable::Files => files,
     };
-    Ok((out, rows))
+    Ok((out, rows as i64))
+}
+
+/// How many parsed files and symbols the index holds: the stored [`Counts`], or counted when
+/// there are none.
+pub(crate) fn searchable_counts(conn: &Connection) -> rusqlite::Result<(usize, usize)> {
+    if let Some(c) = counts(conn)? {
+        return Ok((c.files - c.skipped.min(c.files), c.symbols));
+    }
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    let files = count(&format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"))?;
+    let symbols = count("SELECT COUNT(*) FROM symbols")?;
+    Ok((files.max(0) as usize, symbols.max(0) as usize))
 }
 
 #[cfg(test)]

@@ -28,7 +28,8 @@ use crate::{Exit, Out};
 /// --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores` with
 /// each component). The index is built or refreshed first (with --no-refresh, only built when
 /// there is none); when `cast serve` runs for the tree, it answers instead, from its open
-/// index (see `cast serve --help`). Exits 1 when nothing matches.
+/// index (see `cast serve --help`). Exits 1 when nothing matches, saying so on stderr with how
+/// many files and symbols were searched.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json"
@@ -76,7 +77,23 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let found = crate::index::query(&args.root, args.index, |index| {
         Ok(index.find_with(&args.query, args.top.max(1), mode)?)
     })?;
-    Ok(write(&found, args.json, out)?)
+    let exit = write(&found, args.json, out)?;
+    if let Some(note) = nothing_note(&found, &args.query) {
+        crate::output::warn(note);
+    }
+    Ok(exit)
+}
+
+/// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).
+pub(crate) fn nothing_note(found: &Found, query: &str) -> Option<String> {
+    let advice = if found.searched.files == 0 {
+        "is --root the folder of a code base?"
+    } else {
+        "try other words, or `cast grep` for exact text"
+    };
+    found
+        .nothing_found(query)
+        .map(|why| format!("{why}; {advice}"))
 }
 
 /// Writes what was found as `cast find` prints it; exit 1 when nothing was.

@@ -101,8 +101,12 @@ pub(crate) enum Asked {
 
 #[derive(Debug, Serialize, Deserialize)]
 enum Reply {
-    /// What `cast find` prints, and its exit status.
-    Answer { output: String, nothing_found: bool },
+    /// What `cast find` prints, its exit status, and what it says on stderr.
+    Answer {
+        output: String,
+        nothing_found: bool,
+        note: Option<String>,
+    },
     /// The index could not be opened or refreshed.
     Failed { message: String },
     /// Not this server's to answer (another version or tree, a malformed request): the asker
@@ -112,7 +116,11 @@ enum Reply {
 
 /// What a server said, for `cast find` to print.
 pub(crate) enum Answered {
-    Output { output: String, exit: Exit },
+    Output {
+        output: String,
+        exit: Exit,
+        note: Option<String>,
+    },
     Failed(anyhow::Error),
 }
 
@@ -120,8 +128,11 @@ impl Answered {
     /// Prints the answer as the command would have; a failure is the command's.
     pub(crate) fn print(self, out: &mut Out) -> anyhow::Result<Exit> {
         match self {
-            Answered::Output { output, exit } => {
+            Answered::Output { output, exit, note } => {
                 out.bytes(output.as_bytes())?;
+                if let Some(note) = note {
+                    crate::output::warn(note);
+                }
                 Ok(exit)
             }
             Answered::Failed(err) => Err(err),
@@ -151,8 +162,10 @@ pub(crate) fn ask(root: &Path, asked: Asked) -> Option<Answered> {
         Reply::Answer {
             output,
             nothing_found,
+            note,
         } => Some(Answered::Output {
             output,
+            note,
             exit: if nothing_found {
                 Exit::NothingOrRefused
             } else {
@@ -371,6 +384,7 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
         anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
     };
     let mut out = Out::buffer();
+    let mut note = None;
     let written: anyhow::Result<Exit> = match asked {
         Asked::Find {
             query,
@@ -385,7 +399,10 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
             };
             kept.query(root, |index| index.find_with(&query, top.max(1), mode))
                 .map_err(index_err)
-                .and_then(|found| Ok(crate::find::write(&found, json, &mut out)?))
+                .and_then(|found| {
+                    note = crate::find::nothing_note(&found, &query);
+                    Ok(crate::find::write(&found, json, &mut out)?)
+                })
         }
         Asked::Map {
             budget,
@@ -408,6 +425,7 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
         Ok(exit) => Reply::Answer {
             output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
             nothing_found: exit == Exit::NothingOrRefused,
+            note,
         },
         Err(err) => Reply::Failed {
             message: format!("{err:#}"),

@@ -230,13 +230,11 @@ impl TypedTool for FindSymbol {
             index.find_with(&p.query, top, mode)
         })? {
             Ok(found) => {
-                let mut text = found.render();
-                if found.symbols.is_empty() && found.files.is_empty() {
-                    text = format!(
-                        "nothing matches {:?}; try other words or grep_search",
-                        p.query
-                    );
-                }
+                let text = match found.nothing_found(&p.query) {
+                    Some(why) if found.searched.files == 0 => why,
+                    Some(why) => format!("{why}; try other words, or grep_search for exact text"),
+                    None => found.render(),
+                };
                 Ok(ToolOutput::ok(text, json!({"found": found})))
             }
             Err(e) => answer_error(ctx, Self::NAME, e),
