@@ -16,8 +16,9 @@ use crate::{AnalyzerError, Result};
 
 /// Bumped whenever the tables or the blob encodings change, or what the parser stores for a
 /// file that did not change (10: files' descriptions without licences or tags, signatures
-/// without comments), so an older index is rebuilt.
-pub const SCHEMA_VERSION: i64 = 10;
+/// without comments; 11: doc comments seen past a plain comment, generic lists closed without
+/// a space), so an older index is rebuilt.
+pub const SCHEMA_VERSION: i64 = 11;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 

@@ -61,6 +61,10 @@ pub struct LanguageDescription {
     /// Decorator, attribute and annotation nodes: kept as the symbol's decorators, left out of
     /// its signature, and skipped between a doc comment and its definition.
     pub decorators: &'static [&'static str],
+    /// Comment nodes that are not doc comments and, between a doc comment and its definition,
+    /// neither belong to the doc nor hide it (`/** Doc. */ // a note` then the class: javac,
+    /// rustdoc and TypeScript read it so). Empty where such a comment is the doc itself (Go).
+    pub plain_comments: &'static [&'static str],
     /// Interprets an `@import.tree` capture into imports.
     pub import_tree: Option<fn(Node, &str, &mut Vec<Import>)>,
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte

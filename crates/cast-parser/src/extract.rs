@@ -457,7 +457,7 @@ fn preceding<'t>(
             decorators.push(prev);
         } else if docs.ids.contains(&prev.id()) {
             doc.push(prev);
-        } else {
+        } else if !(doc.is_empty() && d.plain_comments.contains(&prev.kind())) {
             break;
         }
         next_line = ts::start_line(prev);
@@ -661,7 +661,21 @@ fn without_comments<'a>(node: Node, text: &'a str, start: usize, end: usize) -> 
 fn tidy_signature(header: &str) -> String {
     let header = header.trim_end();
     let header = header.strip_suffix('{').unwrap_or(header).trim_end();
-    let line = ts::one_line(header, MAX_SIGNATURE);
+    // A `>` that opens a line closes a generic list (`Expect<\n  Equal<A, B>\n>`): joined to
+    // the line before without a space, where one_line would leave `Equal<A, B> >`.
+    let mut joined = String::with_capacity(header.len());
+    for (i, line) in header.split('\n').enumerate() {
+        let rest = line.trim_start();
+        if i > 0 && !rest.starts_with('>') {
+            joined.push('\n');
+        }
+        joined.push_str(if i > 0 && rest.starts_with('>') {
+            rest
+        } else {
+            line
+        });
+    }
+    let line = ts::one_line(&joined, MAX_SIGNATURE);
     // `route<\n  P extends string,\n>(` → `route<P extends string>(`
     let mut tight = String::with_capacity(line.len());
     let mut chars = line.chars().peekable();
@@ -869,6 +883,29 @@ fn scopes(ranges: &[(usize, usize)], bytes: impl Iterator<Item = usize>) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_are_one_line_without_spaces_inside_brackets() {
+        for (header, want) in [
+            ("fn f(\n    a: u32,\n) -> u32 {", "fn f(a: u32) -> u32"),
+            (
+                "route<\n  P extends string,\n>(path: P)",
+                "route<P extends string>(path: P)",
+            ),
+            (
+                "type V = Expect<\n  Equal<A extends B ? true : false, true>\n>",
+                "type V = Expect<Equal<A extends B ? true : false, true>>",
+            ),
+            (
+                "type G = Apply<\n  typeof app,\n  {\n    500: { json: string }\n  }\n>",
+                "type G = Apply<typeof app, { 500: { json: string } }>",
+            ),
+            // A `>` inside a line is left as written.
+            ("def f(x=a > b)", "def f(x=a > b)"),
+        ] {
+            assert_eq!(tidy_signature(header), want, "{header:?}");
+        }
+    }
 
     #[test]
     fn type_names_lose_references_generics_and_paths() {

@@ -20,6 +20,7 @@ pub static GO: LanguageDescription = LanguageDescription {
     path_separator: ".",
     wrappers: &["type_declaration", "const_declaration", "var_declaration"],
     decorators: &[],
+    plain_comments: &[],
     import_tree: None,
     fixup: None,
 };

@@ -19,6 +19,7 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     path_separator: ".",
     wrappers: &[],
     decorators: &["marker_annotation", "annotation"],
+    plain_comments: &["line_comment"],
     import_tree: None,
     fixup: None,
 };

@@ -35,6 +35,7 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     path_separator: ".",
     wrappers: WRAPPERS,
     decorators: &["decorator"],
+    plain_comments: &["comment"],
     import_tree: None,
     fixup: None,
 };

@@ -24,6 +24,7 @@ pub static RUST: LanguageDescription = LanguageDescription {
     path_separator: "::",
     wrappers: &[],
     decorators: &["attribute_item"],
+    plain_comments: &["line_comment", "block_comment"],
     import_tree: Some(use_tree),
     fixup: None,
 };

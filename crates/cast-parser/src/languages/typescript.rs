@@ -26,6 +26,7 @@ macro_rules! typescript_queries {
             path_separator: ".",
             wrappers: WRAPPERS,
             decorators: &["decorator"],
+            plain_comments: &["comment"],
             import_tree: None,
             fixup: $fixup,
         }

@@ -520,6 +520,47 @@ fn a_java_file_is_described_by_its_types_javadoc_not_its_licence() {
 }
 
 #[test]
+fn a_line_comment_between_a_doc_comment_and_its_definition_does_not_hide_it() {
+    // As javac, rustdoc and TypeScript read it: the note is neither the doc nor a wall.
+    let java = parse(
+        "A.java",
+        "package a;\n\n/** Converts widgets. */\n// Note: not part of the doc.\npublic class A {\n  /** Runs it. */\n  // TODO speed up\n  @Override\n  public void run() {}\n}\n",
+    );
+    assert_eq!(java.description.as_deref(), Some("Converts widgets."));
+    assert_eq!(
+        symbol(&java, "A").docstring.as_deref(),
+        Some("Converts widgets.")
+    );
+    assert_eq!(
+        symbol(&java, "A.run").docstring.as_deref(),
+        Some("Runs it.")
+    );
+    let rust = parse(
+        "lib.rs",
+        "/// Loads a widget.\n// See the format notes.\n#[inline]\npub fn load() {}\n\n// Section: nothing documented.\npub fn bare() {}\n",
+    );
+    assert_eq!(
+        symbol(&rust, "load").docstring.as_deref(),
+        Some("Loads a widget.")
+    );
+    assert_eq!(symbol(&rust, "bare").docstring, None);
+    let ts = parse(
+        "a.ts",
+        "/** Adds two. */\n// eslint-disable-next-line\nexport function add(a: number, b: number) { return a + b }\n",
+    );
+    assert_eq!(symbol(&ts, "add").docstring.as_deref(), Some("Adds two."));
+    // A doc comment above a plain comment above another definition stays with its own.
+    let ts = parse(
+        "b.ts",
+        "/** The first. */\nexport const first = 1\n// plain\nexport function second() {}\n",
+    );
+    assert_eq!(symbol(&ts, "second").docstring, None);
+    // In Go the comment right above is the doc, whatever it says.
+    let go = parse("a.go", "package a\n\n// Run runs.\nfunc Run() {}\n");
+    assert_eq!(symbol(&go, "Run").docstring.as_deref(), Some("Run runs."));
+}
+
+#[test]
 fn tsx_parses_jsx() {
     let text = "export function App({ name }: { name: string }) {\n  return <div className=\"x\">{name}</div>\n}\nexport const Item = () => <li />\n";
     let file = parse("App.tsx", text);
