@@ -2,14 +2,18 @@
 //!
 //! rmcp drops a line that is not JSON without a word, so the client waits for an answer that
 //! never comes, and answers a `tools/call` whose arguments are not an object with "method not
-//! found" (-32601, the message being the method's name). Those lines are answered here instead,
-//! with the JSON-RPC error that says what was wrong: -32700 (parse error, id null) and -32602
-//! (invalid params, with the request's id). Everything else goes to rmcp unchanged.
+//! found" (-32601, the message being the method's name), and JSON that is no JSON-RPC message
+//! with a bare "Invalid request" that has no `id` (JSON-RPC requires one, null when unknown).
+//! Those lines are answered here instead, with the JSON-RPC error that says what was wrong:
+//! -32700 (parse error, id null), -32600 (invalid request, its id or null) and -32602 (invalid
+//! params, with the request's id). Everything else goes to rmcp unchanged.
 
 use serde_json::{Value, json};
 
 /// JSON-RPC's code for a message that is not JSON.
 const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC's code for JSON that is not a request, a notification or a response.
+const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC's code for a request whose params are not what the method takes.
 const INVALID_PARAMS: i64 = -32602;
 
@@ -31,6 +35,14 @@ pub(super) fn screen(line: &[u8]) -> Option<String> {
             ));
         }
     };
+    if let Some(why) = not_a_message(&message) {
+        // The id, when there is a usable one, so the client can tell which message it was.
+        let id = message
+            .get("id")
+            .filter(|id| id.is_string() || id.is_number())
+            .unwrap_or(&Value::Null);
+        return Some(error(id, INVALID_REQUEST, why));
+    }
     let (Some(id), Some("tools/call")) = (
         message.get("id"),
         message.get("method").and_then(Value::as_str),
@@ -38,6 +50,28 @@ pub(super) fn screen(line: &[u8]) -> Option<String> {
         return None;
     };
     call_params_problem(message.get("params")).map(|why| error(id, INVALID_PARAMS, why))
+}
+
+/// Why `message` is no JSON-RPC message at all (neither a request or notification, which have
+/// a `method`, nor a response, which has a `result` or an `error`), if it is not.
+fn not_a_message(message: &Value) -> Option<String> {
+    let Some(object) = message.as_object() else {
+        return Some(format!(
+            "invalid request: a message is one JSON-RPC object, not {} (batches are not taken)",
+            kind(message)
+        ));
+    };
+    if object.get("method").is_some_and(Value::is_string)
+        || object.contains_key("result")
+        || object.contains_key("error")
+    {
+        return None;
+    }
+    Some(if object.contains_key("method") {
+        "invalid request: `method` must be a string, the method's name".to_owned()
+    } else {
+        "invalid request: a JSON-RPC request needs `method` (with `jsonrpc`: \"2.0\", and an `id` unless it is a notification)".to_owned()
+    })
 }
 
 /// What is wrong with the params of a `tools/call`, if anything rmcp would not say clearly.
@@ -104,9 +138,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"target_file":"a.py"}}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"finish"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            // Not a request rmcp serves, but one it answers itself (-32600 / -32601).
-            r#"{"foo":1}"#,
+            // Not a request rmcp serves, but one it answers itself (-32601).
             r#"{"jsonrpc":"2.0","id":4,"method":"nosuch"}"#,
+            // A client's response to the server's request.
+            r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"s2","error":{"code":-1,"message":"no"}}"#,
             "",
             "   ",
         ] {
@@ -135,6 +171,30 @@ mod tests {
         let bytes = b"{\"a\": \"\xff\"}";
         let a: Value = serde_json::from_str(&screen(bytes).unwrap()).unwrap();
         assert_eq!(a["error"]["code"], PARSE_ERROR);
+    }
+
+    #[test]
+    fn json_that_is_no_json_rpc_message_is_an_invalid_request_with_an_id() {
+        for (line, id, says) in [
+            (r#"{"foo":1}"#, Value::Null, "needs `method`"),
+            (r#"{"jsonrpc":"2.0","id":9}"#, json!(9), "needs `method`"),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":3}"#,
+                json!("x"),
+                "must be a string",
+            ),
+            (r#"{"id":{"a":1}}"#, Value::Null, "needs `method`"),
+            ("[1,2]", Value::Null, "not an array (batches"),
+            ("42", Value::Null, "not a number"),
+            (r#""tools/list""#, Value::Null, "not a string"),
+        ] {
+            let a = answer(line).unwrap();
+            assert_eq!(a["id"], id, "{line}");
+            assert!(a.as_object().unwrap().contains_key("id"), "{line}");
+            assert_eq!(a["error"]["code"], INVALID_REQUEST, "{line}");
+            let message = a["error"]["message"].as_str().unwrap();
+            assert!(message.contains(says), "{line}: {message}");
+        }
     }
 
     #[test]
