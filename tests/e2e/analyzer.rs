@@ -132,6 +132,32 @@ fn show_prints_source_and_references_or_exits_1() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("cast find"));
+    // A qualifier that fits nothing: the symbols of that name are named, not guessed at.
+    cast()
+        .args(["show", "billing.price_of", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "no symbol matches \"billing.price_of\"; symbols named price_of: shop.pricing.price_of (shop/pricing.py:7); try `cast find",
+        ));
+}
+
+#[test]
+fn find_takes_a_one_word_query_as_a_name() {
+    let dir = project();
+    let out = cast()
+        .args(["find", "Cart", "--json", "--root"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let hits = json_lines(&out.get_output().stdout);
+    assert_eq!(hits[0]["qualname"], "Cart", "{hits:?}");
+    assert!(
+        hits[0]["scores"]["ident"].as_f64().unwrap() > 0.0,
+        "{hits:?}"
+    );
 }
 
 #[test]

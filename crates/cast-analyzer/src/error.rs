@@ -29,8 +29,14 @@ pub enum AnalyzerError {
         "{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)"
     )]
     FileNotIndexed { path: String, root: PathBuf },
-    #[error("no symbol matches {query:?}; try `cast find {query}` to search by relevance")]
-    SymbolNotFound { query: String },
+    /// `named`: symbols with the name the query ends in, where its qualifier did not fit
+    /// (`fzf.Reader` when Go's `Reader` is `src.Reader`, named by folder), as
+    /// `FULL.NAME (PATH:LINE)`, the most central first.
+    #[error(
+        "no symbol matches {query:?}{}; try `cast find {query}` to search by relevance",
+        same_name(query, named)
+    )]
+    SymbolNotFound { query: String, named: Vec<String> },
     #[error("{path}:{line} is past the end of the file ({lines} lines)")]
     LineOutOfRange { path: String, line: u32, lines: u32 },
     #[error("{path}: {source}")]
@@ -47,3 +53,12 @@ pub enum AnalyzerError {
 
 /// Shorthand for results in this crate.
 pub type Result<T, E = AnalyzerError> = std::result::Result<T, E>;
+
+/// What [`AnalyzerError::SymbolNotFound`] says of the symbols with the query's last name.
+fn same_name(query: &str, named: &[String]) -> String {
+    if named.is_empty() {
+        return String::new();
+    }
+    let name = query.rsplit(['.', ':']).next().unwrap_or(query);
+    format!("; symbols named {name}: {}", named.join(", "))
+}

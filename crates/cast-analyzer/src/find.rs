@@ -420,6 +420,9 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
             out.push(i);
         }
     };
+    // A query of one word is a name, however it is written (`Reader`, `tokenize`): that is
+    // what someone typing a single word looks for first.
+    let single = query.split_whitespace().nth(1).is_none();
     let mut in_ticks = false;
     for (n, piece) in query.split('`').enumerate() {
         in_ticks = n % 2 == 1;
@@ -444,7 +447,8 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
             let inner_capital = b.iter().skip(1).any(u8::is_ascii_uppercase)
                 && b.iter().any(u8::is_ascii_lowercase);
             let dotted = word.contains('.') && word.split('.').all(|p| !p.is_empty());
-            let ident_like = last.contains('_') || inner_capital || dotted || called || in_ticks;
+            let ident_like =
+                last.contains('_') || inner_capital || dotted || called || in_ticks || single;
             if !ident_like || crate::text::is_stopword(&lower) {
                 continue;
             }
@@ -1422,6 +1426,11 @@ mod tests {
             names("Fix the HTTP date parsing in Python"),
             Vec::<String>::new()
         );
+        // A query of one word is a name, unless it is too short or a stop word.
+        assert_eq!(names("Reader"), vec!["Reader"]);
+        assert_eq!(names("  tokenize "), vec!["tokenize"]);
+        assert_eq!(names("the"), Vec::<String>::new());
+        assert_eq!(names("io"), Vec::<String>::new());
     }
 
     #[test]

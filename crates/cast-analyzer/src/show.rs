@@ -287,6 +287,42 @@ impl Index {
         Ok(found.into_iter().map(|(_, _, r)| r).collect())
     }
 
+    /// Up to five symbols with the name `query` ends in, code before tests, the most central
+    /// first, as
+    /// `FULL.NAME (PATH:LINE)`: for a query whose qualifier fits none of them.
+    fn same_name(&self, query: &str) -> Result<Vec<String>> {
+        let err = db_err(&self.db_path);
+        let query = normalize_name(query);
+        let name = query.rsplit('.').next().unwrap_or(&query);
+        let mut rows: Vec<SymRow> = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1"
+            ))
+            .and_then(|mut stmt| stmt.query_map([name], sym_row)?.collect())
+            .map_err(&err)?;
+        let ranks = self.symbol_ranks()?;
+        let rank = |r: &SymRow| ranks.get(r.id).unwrap_or(0.0);
+        rows.sort_by(|a, b| {
+            is_test_path(&a.path)
+                .cmp(&is_test_path(&b.path))
+                .then(rank(b).total_cmp(&rank(a)))
+                .then(a.path.cmp(&b.path))
+        });
+        Ok(rows
+            .iter()
+            .take(5)
+            .map(|r| {
+                format!(
+                    "{} ({}:{})",
+                    crate::modpath::full_name(&r.path, &r.qualname),
+                    r.path,
+                    r.start_line
+                )
+            })
+            .collect())
+    }
+
     pub(crate) fn symbol_ranks(&self) -> Result<crate::stored_ranks::SortedRanks> {
         Ok(crate::stored_ranks::SortedRanks::decode(
             &crate::store::get_meta(&self.conn, "symbol_ranks")
@@ -354,6 +390,7 @@ impl Index {
         let Some(best) = found.first() else {
             return Err(AnalyzerError::SymbolNotFound {
                 query: target.to_owned(),
+                named: self.same_name(target)?,
             });
         };
         let others = found
