@@ -326,6 +326,23 @@ pub(crate) fn is_test(path: &str) -> bool {
 
 /// Whether a symbol is inside a scope named `tests` or `test` (Rust's `#[cfg(test)] mod
 /// tests`, the usual home of a file's own tests), or is such a scope itself.
+/// Whether a symbol is test code: in a test file, or in a `tests` scope of another file.
+pub(crate) fn is_test_symbol(path: &str, qualname: &str) -> bool {
+    is_test(path) || in_test_scope(qualname)
+}
+
+/// Words that make a query about tests (then tests are not demoted).
+const TEST_WORDS: &[&str] = &[
+    "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
+];
+
+/// Whether a query or task speaks of tests.
+pub(crate) fn speaks_of_tests(query: &str) -> bool {
+    let mut words: Vec<String> = Vec::new();
+    crate::text::for_each_word(query, |w| words.push(w.to_owned()));
+    about(&words, TEST_WORDS)
+}
+
 fn in_test_scope(qualname: &str) -> bool {
     let mut parts = qualname
         .split(['.', ':'])
@@ -537,12 +554,7 @@ impl Priors {
     fn new(query: &str) -> Priors {
         let mut query_words: Vec<String> = Vec::new();
         crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
-        let tests_ok = about(
-            &query_words,
-            &[
-                "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
-            ],
-        );
+        let tests_ok = about(&query_words, TEST_WORDS);
         let stubs_ok = about(&query_words, &["stub", "stubs", "pyi", "typeshed"]);
         let examples_ok = about(
             &query_words,

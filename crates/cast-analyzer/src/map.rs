@@ -721,8 +721,28 @@ impl Index {
         let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
         let budget = options.budget;
         let mut misses = 0;
-        let candidates = first.iter().copied().chain(sym_ranks.sorted.best_first());
-        for id in candidates {
+        // Test code comes after all other code of the ranking (a test helper that every test
+        // calls ranks high, and says little of the code base), unless the task is about tests;
+        // what the focus or a trace asked for comes first, tests or not.
+        let tests_last = !options
+            .focus
+            .as_deref()
+            .is_some_and(crate::find::speaks_of_tests);
+        let mut asked = first.iter().copied();
+        let mut ranked = sym_ranks.sorted.best_first();
+        let mut tests: Vec<i64> = Vec::new();
+        let mut next_test = 0;
+        loop {
+            let (id, from_ranking) = if let Some(id) = asked.next() {
+                (id, false)
+            } else if let Some(id) = ranked.next() {
+                (id, true)
+            } else if let Some(id) = tests.get(next_test) {
+                next_test += 1;
+                (*id, false)
+            } else {
+                break;
+            };
             // After 200 symbols that did not fit, the budget is spent: the rest of the ranking
             // (every symbol of the tree, sorted only when it is read this far) is not read.
             if misses > 200 {
@@ -740,6 +760,11 @@ impl Index {
             let Some(file) = files.get(&info.file_id) else {
                 continue;
             };
+            if from_ranking && tests_last && crate::find::is_test_symbol(&file.path, &info.qualname)
+            {
+                tests.push(id);
+                continue;
+            }
             // This symbol plus enclosing symbols not yet shown.
             let mut chain = vec![info.clone()];
             let mut parent = info.parent;

@@ -277,6 +277,71 @@ fn map_fits_the_budget_with_the_top_ranked_symbols() {
     assert!(small.omitted_symbols > 0, "{text}");
 }
 
+/// The symbols a map shows, as `path qualname`.
+fn shown(map: &cast_analyzer::LogicMap) -> Vec<String> {
+    map.files
+        .iter()
+        .flat_map(|f| {
+            f.symbols
+                .iter()
+                .map(move |s| format!("{} {}", f.path, s.qualname))
+        })
+        .collect()
+}
+
+#[test]
+fn a_map_shows_test_code_after_the_code_unless_the_task_is_about_tests() {
+    const SMALL: usize = 80;
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "app/core.py",
+        "def run(job):\n    return job\n\n\ndef unused():\n    return 0\n",
+    );
+    write(
+        "tests/helpers.py",
+        "from app.core import run\n\n\ndef make_job():\n    return run({})\n",
+    );
+    // Every test calls the helper: by PageRank alone it outranks the code.
+    let mut tests = String::from("from tests.helpers import make_job\n");
+    for i in 0..12 {
+        tests.push_str(&format!(
+            "\n\ndef test_{i}():\n    assert make_job() == {{}}\n"
+        ));
+    }
+    write("tests/test_jobs.py", &tests);
+    let index = Index::open(dir.path()).unwrap();
+    let map_of = |budget: usize, focus: Option<&str>| {
+        index
+            .map(&MapOptions {
+                budget,
+                trace: None,
+                focus: focus.map(str::to_owned),
+                root_name: None,
+            })
+            .unwrap()
+    };
+    // With room for all, tests are shown too.
+    let full = shown(&map_of(4000, None));
+    assert!(
+        full.contains(&"tests/helpers.py make_job".to_owned()),
+        "{full:?}"
+    );
+    // With room for two symbols, both are the code's, the unused one included.
+    let small = shown(&map_of(SMALL, None));
+    assert_eq!(small, ["app/core.py run", "app/core.py unused"]);
+    // A task about tests keeps the ranking as it is.
+    let about_tests = shown(&map_of(SMALL, Some("the test helpers")));
+    assert!(
+        about_tests.contains(&"tests/helpers.py make_job".to_owned()),
+        "{about_tests:?}"
+    );
+}
+
 #[test]
 fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
     let dir = copy_fixture("inventory");
