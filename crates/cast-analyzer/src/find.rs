@@ -100,11 +100,10 @@ pub const TEST_FACTOR: f64 = 0.3;
 pub const ASKED_FACTOR: f64 = 0.8;
 pub const STUB_FACTOR: f64 = 0.6;
 pub const EXAMPLE_FACTOR: f64 = 0.6;
-/// Installed or vendored third-party code (under `site-packages/`, `dist-packages/`,
-/// `node_modules/`, `vendor/`, `_vendor/`, `third_party/`) when the query names neither the
-/// package nor dependencies: like examples and stubs, code that is not the project's own.
-/// The walk already leaves virtualenvs out; this is for a tree that holds an installation
-/// anyway (a Python prefix, Go's `go mod vendor`, pip's own `_vendor`).
+/// Installed third-party code (under `site-packages/`, `dist-packages/`, `node_modules/`) when
+/// the query names neither the package nor dependencies: like examples and stubs, code that is
+/// not the project's own. The walk already leaves virtualenvs out; this is for a tree that
+/// holds an installation anyway (a Python prefix, a vendored environment).
 pub const INSTALLED_FACTOR: f64 = 0.6;
 /// Rows read from each full-text table per query.
 const TEXT_LIMIT: usize = 400;
@@ -365,35 +364,13 @@ fn is_stub(path: &str) -> bool {
         || path.ends_with(".d.cts")
 }
 
-/// The package a path of installed or vendored third-party code belongs to: the folder (or
-/// module) right below `site-packages/`, `dist-packages/`, `node_modules/`, `vendor/`,
-/// `_vendor/` (pip's) or `third_party/`; below a Go `vendor/host/owner/`, the repository's.
+/// The package a path of installed third-party code belongs to: the folder (or module) right
+/// below `site-packages/`, `dist-packages/` or `node_modules/`.
 pub(crate) fn installed_package(path: &str) -> Option<&str> {
     let mut parts = path.split('/');
     while let Some(part) = parts.next() {
-        if matches!(
-            part,
-            "site-packages"
-                | "dist-packages"
-                | "node_modules"
-                | "vendor"
-                | "_vendor"
-                | "third_party"
-                | "thirdparty"
-        ) {
-            let mut package = parts.next()?;
-            // `vendor/github.com/spf13/cobra/…`: a module path starts with a host; the package
-            // is the repository, two folders on.
-            if package.contains('.') {
-                let mut ahead = parts.clone();
-                if let (Some(_owner), Some(repository), Some(_)) =
-                    (ahead.next(), ahead.next(), ahead.next())
-                {
-                    parts.next();
-                    parts.next();
-                    package = repository;
-                }
-            }
+        if matches!(part, "site-packages" | "dist-packages" | "node_modules") {
+            let package = parts.next()?;
             // The last part is a file: a module of its own (`six.py`) or no package at all.
             return match parts.next() {
                 Some(_) => Some(package),
@@ -1410,24 +1387,6 @@ mod tests {
         );
         assert_eq!(installed_package("src/site/packages.py"), None);
         assert_eq!(installed_package("site-packages"), None);
-        // Vendored copies count as installed code.
-        assert_eq!(
-            installed_package("src/pip/_vendor/rich/console.py"),
-            Some("rich")
-        );
-        assert_eq!(
-            installed_package("vendor/github.com/spf13/cobra/command.go"),
-            Some("cobra")
-        );
-        assert_eq!(
-            installed_package("third_party/abseil/strings/str_cat.rs"),
-            Some("abseil")
-        );
-        assert_eq!(
-            installed_package("vendor/golang.org/x/net/http2/frame.go"),
-            Some("net")
-        );
-        assert_eq!(installed_package("src/vendors.py"), None);
         let words = |q: &str| {
             let mut w = Vec::new();
             crate::text::for_each_word(q, |x| w.push(x.to_owned()));
