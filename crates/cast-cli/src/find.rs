@@ -13,8 +13,8 @@ use crate::{Exit, Out};
 /// and file bodies; names are also cut into the words they run together, `getuser` → `user`,
 /// when their file writes those words), then every symbol of the best files is ranked with its
 /// own lines;
-/// identifiers written in the query (`Session.send`, `parse_header`, `client.py`) are looked up
-/// exactly, personalised PageRank over the import and call graphs credits what the best hits
+/// identifiers written in the query (`Session.send`, `parse_header`, `client.py`, or a query of
+/// one word) are looked up exactly, personalised PageRank over the import and call graphs credits what the best hits
 /// use (a file found by the graph alone comes after every file with a word of the query), in a
 /// git repository the files changed by the past commits whose messages best match the query
 /// get credit (and files that changed often lately a little), and tests (with a Rust file's own

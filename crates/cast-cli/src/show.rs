@@ -15,7 +15,9 @@ use crate::{Exit, Out};
 /// not a stub, not a test, highest PageRank) is shown and the others are listed.
 ///
 /// The index is built or refreshed first (with --no-refresh, only built when there is none).
-/// Exits 1 when nothing matches.
+/// Exits 1 when nothing matches, naming on stderr up to five symbols with the name SYMBOL ends
+/// in when only its qualifier did not fit (`fzf.Reader` when Go's names go by folder:
+/// `src.Reader`).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast show Cart.add\n  cast show shop/cart.py:15 --root .\n  cast show --json json.loads --root /usr/lib/python3.11"
