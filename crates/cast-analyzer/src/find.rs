@@ -1238,7 +1238,10 @@ impl Index {
                 qualname: None,
                 full_name: None,
                 signature: None,
-                doc: row.description.as_deref().map(first_line),
+                doc: row
+                    .description
+                    .as_deref()
+                    .map(|d| first_line(&crate::map::lead_paragraph(d))),
                 path: row.path,
                 matches,
                 past_commit: ev.history.get(id).map(|past| past.subject.clone()),
