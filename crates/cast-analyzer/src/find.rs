@@ -323,8 +323,6 @@ pub(crate) fn is_test(path: &str) -> bool {
         || name.ends_with("Tests.java")
 }
 
-/// Whether a symbol is inside a scope named `tests` or `test` (Rust's `#[cfg(test)] mod
-/// tests`, the usual home of a file's own tests), or is such a scope itself.
 /// Whether a symbol is test code: in a test file, or in a `tests` scope of another file.
 pub(crate) fn is_test_symbol(path: &str, qualname: &str) -> bool {
     is_test(path) || in_test_scope(qualname)
@@ -342,6 +340,8 @@ pub(crate) fn speaks_of_tests(query: &str) -> bool {
     about(&words, TEST_WORDS)
 }
 
+/// Whether a symbol is inside a scope named `tests` or `test` (Rust's `#[cfg(test)] mod
+/// tests`, the usual home of a file's own tests), or is such a scope itself.
 fn in_test_scope(qualname: &str) -> bool {
     let mut parts = qualname
         .split(['.', ':'])

@@ -241,10 +241,12 @@ impl Index {
             .map_err(db_err(&self.db_path))
     }
 
-    /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first.
-    /// Each language's notation is accepted: `mod.Class.method`, `crate::Type::method`,
-    /// Go's `(T) Method` and `(*T).Method`.
-    pub(crate) fn lookup_symbols(&self, query: &str) -> Result<Vec<SymRow>> {
+    /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first, and
+    /// the other symbols of the name `query` ends in (code before tests, the most central
+    /// first): what a query whose qualifier fits none of them may have meant. Each language's
+    /// notation is accepted: `mod.Class.method`, `crate::Type::method`, Go's `(T) Method` and
+    /// `(*T).Method`.
+    pub(crate) fn lookup_symbols(&self, query: &str) -> Result<(Vec<SymRow>, Vec<SymRow>)> {
         let err = db_err(&self.db_path);
         let query = normalize_name(query);
         let query = query.as_str();
@@ -258,6 +260,7 @@ impl Index {
         let rows = stmt.query_map([name], sym_row).map_err(&err)?;
         let ranks = self.symbol_ranks()?;
         let mut found = Vec::new();
+        let mut named = Vec::new();
         for row in rows {
             let row = row.map_err(&err)?;
             let full = normalize_name(&crate::modpath::full_name(&row.path, &row.qualname));
@@ -265,18 +268,16 @@ impl Index {
             let exact_full = full == query;
             let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
+            let rank = ranks.get(row.id).unwrap_or(0.0);
+            let code = !is_test_path(&row.path);
             if exact_full || exact_qual || suffix {
-                let rank = ranks.get(row.id).unwrap_or(0.0);
                 found.push((
-                    (
-                        exact_full,
-                        exact_qual,
-                        !row.path.ends_with(".pyi"),
-                        !is_test_path(&row.path),
-                    ),
+                    (exact_full, exact_qual, !row.path.ends_with(".pyi"), code),
                     rank,
                     row,
                 ));
+            } else {
+                named.push((code, rank, row));
             }
         }
         found.sort_by(|a, b| {
@@ -284,43 +285,15 @@ impl Index {
                 .then(b.1.total_cmp(&a.1))
                 .then(a.2.path.cmp(&b.2.path))
         });
-        Ok(found.into_iter().map(|(_, _, r)| r).collect())
-    }
-
-    /// Up to five symbols with the name `query` ends in, code before tests, the most central
-    /// first, as
-    /// `FULL.NAME (PATH:LINE)`: for a query whose qualifier fits none of them.
-    fn same_name(&self, query: &str) -> Result<Vec<String>> {
-        let err = db_err(&self.db_path);
-        let query = normalize_name(query);
-        let name = query.rsplit('.').next().unwrap_or(&query);
-        let mut rows: Vec<SymRow> = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1"
-            ))
-            .and_then(|mut stmt| stmt.query_map([name], sym_row)?.collect())
-            .map_err(&err)?;
-        let ranks = self.symbol_ranks()?;
-        let rank = |r: &SymRow| ranks.get(r.id).unwrap_or(0.0);
-        rows.sort_by(|a, b| {
-            is_test_path(&a.path)
-                .cmp(&is_test_path(&b.path))
-                .then(rank(b).total_cmp(&rank(a)))
-                .then(a.path.cmp(&b.path))
+        named.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.path.cmp(&b.2.path))
         });
-        Ok(rows
-            .iter()
-            .take(5)
-            .map(|r| {
-                format!(
-                    "{} ({}:{})",
-                    crate::modpath::full_name(&r.path, &r.qualname),
-                    r.path,
-                    r.start_line
-                )
-            })
-            .collect())
+        Ok((
+            found.into_iter().map(|(_, _, r)| r).collect(),
+            named.into_iter().map(|(_, _, r)| r).collect(),
+        ))
     }
 
     pub(crate) fn symbol_ranks(&self) -> Result<crate::stored_ranks::SortedRanks> {
@@ -386,11 +359,18 @@ impl Index {
         {
             return self.show_line(file, line);
         }
-        let found = self.lookup_symbols(target)?;
+        let (found, named) = self.lookup_symbols(target)?;
         let Some(best) = found.first() else {
             return Err(AnalyzerError::SymbolNotFound {
                 query: target.to_owned(),
-                named: self.same_name(target)?,
+                named: named
+                    .iter()
+                    .take(5)
+                    .map(|r| {
+                        let full = crate::modpath::full_name(&r.path, &r.qualname);
+                        format!("{full} ({}:{})", r.path, r.start_line)
+                    })
+                    .collect(),
             });
         };
         let others = found

@@ -14,10 +14,10 @@ use crate::{Exit, Out};
 /// when their file writes those words), then every symbol of the best files is ranked with its
 /// own lines;
 /// identifiers written in the query (`Session.send`, `parse_header`, `client.py`, or a query of
-/// one word) are looked up exactly, personalised PageRank over the import and call graphs credits what the best hits
-/// use (a file found by the graph alone comes after every file with a word of the query), in a
-/// git repository the files changed by the past commits whose messages best match the query
-/// get credit (and files that changed often lately a little), and tests (with a Rust file's own
+/// one word) are looked up exactly, personalised PageRank over the import and call graphs
+/// credits what the best hits use (a file found by the graph alone comes after every file with
+/// a word of the query), in a git repository the files changed by the past commits whose
+/// messages best match the query get credit (and files that changed often lately a little), and tests (with a Rust file's own
 /// `mod tests`), examples, stubs and installed third-party code (`site-packages/`,
 /// `node_modules/`) are demoted (less when the query is about them or names the package). See
 /// docs/analyzer.md for every weight.
@@ -102,10 +102,10 @@ pub(crate) fn write(found: &Found, json: bool, out: &mut Out) -> std::io::Result
         for h in found.symbols.iter().chain(&found.files) {
             out.json(h)?;
         }
-    } else if !found.symbols.is_empty() || !found.files.is_empty() {
+    } else if !found.is_empty() {
         out.line(found.render().trim_end())?;
     }
-    Ok(if found.symbols.is_empty() && found.files.is_empty() {
+    Ok(if found.is_empty() {
         Exit::NothingOrRefused
     } else {
         Exit::Success

@@ -666,14 +666,14 @@ fn tidy_signature(header: &str) -> String {
     let mut joined = String::with_capacity(header.len());
     for (i, line) in header.split('\n').enumerate() {
         let rest = line.trim_start();
-        if i > 0 && !rest.starts_with('>') {
-            joined.push('\n');
-        }
-        joined.push_str(if i > 0 && rest.starts_with('>') {
-            rest
+        if i == 0 {
+            joined.push_str(line);
+        } else if rest.starts_with('>') {
+            joined.push_str(rest);
         } else {
-            line
-        });
+            joined.push('\n');
+            joined.push_str(line);
+        }
     }
     let line = ts::one_line(&joined, MAX_SIGNATURE);
     // `route<\n  P extends string,\n>(` → `route<P extends string>(`
