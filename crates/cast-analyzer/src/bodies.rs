@@ -110,37 +110,65 @@ impl Counted {
 /// The distinct terms of one file's own bodies, numbered as they are met, so each symbol's
 /// distinct terms are counted by a stamp per term rather than a set built per symbol (the body
 /// column holds each term once, as [`text::bag_string`] with a cap of 1 would).
+///
+/// A body is cut token by token (a run of letters, digits and `_`: [`text::for_each_token`]),
+/// and the terms of each token are kept by the token's text: code writes the same names over and
+/// over (`self`, `return`, a file's own identifiers), and a token met again is not cut again.
+/// The terms of a text are the terms of its tokens, so this counts what [`text::terms`] of the
+/// whole body would.
 #[derive(Default)]
-struct BodyTerms {
+struct BodyTerms<'t> {
     number: FxHashMap<Box<str>, u32>,
     /// Per term: the last symbol (stamp) that counted it, and its place in the query.
     seen: Vec<(u32, Option<usize>)>,
+    /// Per token met: where its term numbers are in `token_terms`.
+    tokens: FxHashMap<&'t str, (u32, u32)>,
+    token_terms: Vec<u32>,
 }
 
-impl BodyTerms {
+impl<'t> BodyTerms<'t> {
     /// Counts the distinct terms of `pieces` (one symbol's own lines) into `row`; `stamp` is
     /// unique to the symbol within the file and never 0.
-    fn count(&mut self, q: &Query, row: &mut Counted, stamp: u32, pieces: &[&str]) {
+    fn count(&mut self, q: &Query, row: &mut Counted, stamp: u32, pieces: &[&'t str]) {
         for piece in pieces {
-            text::terms(piece, |t| {
-                if t.len() > text::MAX_BAG_TERM {
-                    return;
-                }
-                let n = match self.number.get(t) {
-                    Some(&n) => n as usize,
-                    None => {
-                        self.number.insert(t.into(), self.seen.len() as u32);
-                        self.seen.push((0, q.place.get(t).copied()));
-                        self.seen.len() - 1
-                    }
+            text::for_each_token(piece, |token: &'t str| {
+                let (from, to) = match self.tokens.get(token) {
+                    Some(&range) => range,
+                    None => self.cut(q, token),
                 };
-                let (last, place) = &mut self.seen[n];
-                if *last != stamp {
-                    *last = stamp;
-                    row.term(q, BODY, *place);
+                for k in from..to {
+                    let n = self.token_terms[k as usize] as usize;
+                    let (last, place) = &mut self.seen[n];
+                    if *last != stamp {
+                        *last = stamp;
+                        row.term(q, BODY, *place);
+                    }
                 }
             });
         }
+    }
+
+    /// Cuts a token met for the first time into its terms, numbering the new ones.
+    fn cut(&mut self, q: &Query, token: &'t str) -> (u32, u32) {
+        let from = self.token_terms.len() as u32;
+        text::terms(token, |t| {
+            if t.len() > text::MAX_BAG_TERM {
+                return;
+            }
+            let n = match self.number.get(t) {
+                Some(&n) => n,
+                None => {
+                    let n = self.seen.len() as u32;
+                    self.number.insert(t.into(), n);
+                    self.seen.push((0, q.place.get(t).copied()));
+                    n
+                }
+            };
+            self.token_terms.push(n);
+        });
+        let range = (from, self.token_terms.len() as u32);
+        self.tokens.insert(token, range);
+        range
     }
 }
 

@@ -272,6 +272,28 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// Calls `f` with each token of `text`: a longest run of ASCII letters, digits, `_` and
+/// non-ASCII characters. Words ([`for_each_word`]) and compound identifiers
+/// ([`for_each_compound`]) never cross a token's ends, so the [`terms`] of a text are the terms
+/// of its tokens, in another order.
+pub(crate) fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+    let in_token = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !in_token(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && in_token(bytes[i]) {
+            i += 1;
+        }
+        // Both ends are ASCII bytes (or the text's ends), so this is on char boundaries.
+        f(&text[start..i]);
+    }
+}
+
 /// The index terms of `text`, in order: stemmed words (stopwords and one-letter words dropped)
 /// and joined compound identifiers.
 pub(crate) fn terms(text: &str, f: impl FnMut(&str)) {
@@ -657,6 +679,29 @@ mod tests {
             let mut fast = Vec::new();
             for_each_word(text, |w| fast.push(w.to_owned()));
             assert_eq!(fast, words_reference(text));
+        }
+    }
+
+    #[test]
+    fn the_terms_of_a_text_are_the_terms_of_its_tokens() {
+        let mut texts: Vec<String> = vec![
+            "parse_HTTPDate(x)+XMLHttpRequest2Go ÉCOLE_été_x straße_İstanbul __init__ a_b".into(),
+            "naïve_parseHeader·getX ǅemal_ΣΑΣ Ⅻx 1½_a _ __".into(),
+        ];
+        for name in ["find.rs", "text.rs", "bodies.rs"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src")
+                .join(name);
+            texts.push(std::fs::read_to_string(path).unwrap());
+        }
+        for text in &texts {
+            let mut whole = all(text);
+            let mut by_token = Vec::new();
+            for_each_token(text, |token| by_token.extend(all(token)));
+            assert!(!whole.is_empty());
+            whole.sort();
+            by_token.sort();
+            assert_eq!(by_token, whole);
         }
     }
 
