@@ -7,10 +7,9 @@
 //! the index is current without reading the file rows.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use cast_parser::{DEFAULT_MAX_FILESIZE, Registry, WalkOptions};
-use cast_workspace::{LiveWatch, WalkWatch, WatchRecorder};
+use cast_workspace::{LiveWatch, Stat, WalkWatch, WatchRecorder};
 use rayon::prelude::*;
 use rusqlite::Connection;
 
@@ -31,14 +30,14 @@ pub(crate) struct Listed {
 impl Listed {
     /// The file at `path` with its size and mtime now; `None` when it cannot be stat'ed.
     fn stat(path: PathBuf, rel: String) -> Option<Listed> {
-        let meta = std::fs::metadata(&path).ok()?;
-        Some(Listed::of(path, rel, &meta))
+        let st = cast_workspace::stat(&path).ok()?;
+        Some(Listed::of(path, rel, &st))
     }
 
-    fn of(path: PathBuf, rel: String, meta: &std::fs::Metadata) -> Listed {
+    fn of(path: PathBuf, rel: String, st: &Stat) -> Listed {
         Listed {
-            size: meta.len(),
-            mtime_ns: mtime_ns(meta),
+            size: st.len,
+            mtime_ns: st.mtime_ns,
             path,
             rel,
         }
@@ -150,9 +149,9 @@ pub(crate) fn list_watched(
             .map(|rel| {
                 let path = root.join(&rel);
                 // A file gone (its folder's mtime should have said so): walk after all.
-                let meta = std::fs::metadata(&path).ok()?;
-                hard_linked |= links(&meta) > 1;
-                Some(Listed::of(path, rel, &meta))
+                let st = cast_workspace::stat(&path).ok()?;
+                hard_linked |= st.nlink > 1;
+                Some(Listed::of(path, rel, &st))
             })
             .collect();
         // A file with another name elsewhere can be written through it unseen by the watch of
@@ -168,19 +167,6 @@ pub(crate) fn list_watched(
         }
     }
     (list(root, walk, registry), None)
-}
-
-/// How many names a file has.
-pub(crate) fn links(meta: &std::fs::Metadata) -> u64 {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::MetadataExt::nlink(meta)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        1
-    }
 }
 
 /// The `meta` key of the last walk's [`WalkWatch`], with the walk options and languages it
@@ -260,14 +246,6 @@ impl Listing {
 pub(crate) fn is_current(conn: &Connection, listing: &Listing) -> rusqlite::Result<bool> {
     let stored = store::get_meta(conn, LISTING_DIGEST)?;
     Ok(stored.as_deref() == Some(listing.digest().as_slice()))
-}
-
-/// A file's mtime in nanoseconds since the epoch (0 when the system cannot say).
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

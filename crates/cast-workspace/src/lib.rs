@@ -36,11 +36,13 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod live;
+mod stat;
 mod state;
 mod walk;
 mod watch;
 
 pub use live::LiveWatch;
+pub use stat::{Stat, stat};
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{
     DEFAULT_EXCLUDES, WalkOptions, in_git_repository, is_virtualenv, path_order, relative,

@@ -62,7 +62,7 @@ enum Stamp {
 
 impl Stamp {
     fn of(path: &Path, how: Watched) -> Stamp {
-        let Ok(meta) = std::fs::metadata(path) else {
+        let Ok(st) = crate::stat(path) else {
             return if std::fs::symlink_metadata(path).is_ok() {
                 Stamp::Dangling
             } else {
@@ -70,25 +70,13 @@ impl Stamp {
             };
         };
         if how == Watched::Presence {
-            return Stamp::Present { dir: meta.is_dir() };
+            return Stamp::Present { dir: st.is_dir };
         }
-        let nanos = |t: std::io::Result<SystemTime>| {
-            t.ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i64)
-        };
-        #[cfg(unix)]
-        let (ctime_ns, ino) = {
-            use std::os::unix::fs::MetadataExt;
-            (meta.ctime() * 1_000_000_000 + meta.ctime_nsec(), meta.ino())
-        };
-        #[cfg(not(unix))]
-        let (ctime_ns, ino) = (0, 0);
         Stamp::Full {
-            len: meta.len(),
-            mtime_ns: nanos(meta.modified()),
-            ctime_ns,
-            ino,
+            len: st.len,
+            mtime_ns: st.mtime_ns,
+            ctime_ns: st.ctime_ns,
+            ino: st.ino,
         }
     }
 
