@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::codec;
 use crate::history::{self, HistoryError};
 use crate::listing::{
-    LISTING_DIGEST, Listed, Listing, ListingSource, WALK_WATCH, encode_watch, is_current, list,
-    list_walking, list_watched, walk_text,
+    LISTING_DIGEST, Listed, Listing, ListingSource, StatShare, WALK_WATCH, encode_watch,
+    is_current, list, list_walking, list_watched, walk_text,
 };
 use crate::modpath::{self, Family};
 use crate::resolve::Catalog;
@@ -577,15 +577,16 @@ impl Index {
             }
         }
         let arm = self.answer_many;
+        let share = StatShare::default();
         let (answer, listing, current, live) = std::thread::scope(|scope| {
             let (root, registry, db) = (&self.root, &self.registry, &self.db_path);
-            let walk = &walk;
+            let (walk, share) = (&walk, &share);
             let check = scope.spawn(move || {
                 let Ok(conn) = store::connect(db) else {
                     // The database went away: the refresh reports why.
                     return (list(root, walk, registry), false, None);
                 };
-                let (listing, live) = list_watched(&conn, root, walk, registry, arm);
+                let (listing, live) = list_watched(&conn, root, walk, registry, arm, share);
                 let current = is_current(&conn, &listing).unwrap_or(false);
                 if current && let ListingSource::Walked(Some(watch)) = &listing.source {
                     // As indexed, but walked: the stored watch was missing or stale (the last
@@ -599,6 +600,8 @@ impl Index {
                 (listing, current, live)
             });
             let answer = query(self);
+            // The query's core would idle until the check is done: it takes some of its stats.
+            share.help();
             match check.join() {
                 Ok((listing, current, live)) => (answer, Some(listing), current, live),
                 Err(_) => (answer, None, false, None),
