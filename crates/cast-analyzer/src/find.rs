@@ -57,6 +57,7 @@ use serde::Serialize;
 
 use crate::index::{Index, kind_of};
 use crate::store::{self, PARSED_FILES, TermTable, db_err};
+use crate::stored_ranks::StoredFileGraph;
 use crate::{AnalyzerError, Result};
 
 /// Query terms kept of a long query (the rarest in the index).
@@ -633,29 +634,6 @@ struct FileRow {
     lines: u32,
 }
 
-/// The stored file graph, decoded: file ids by position, each id's position, and the edges.
-struct FileGraph {
-    ids: Vec<i64>,
-    pos: HashMap<i64, u32>,
-    adjacency: crate::stored_ranks::Adjacency,
-}
-
-impl FileGraph {
-    fn decode(blob: Option<Vec<u8>>) -> Option<FileGraph> {
-        let (ids, adjacency) = crate::stored_ranks::decode_file_graph(&blob?)?;
-        let pos = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (*id, i as u32))
-            .collect();
-        Some(FileGraph {
-            ids,
-            pos,
-            adjacency,
-        })
-    }
-}
-
 /// Stored ranks, and on a log scale, 0 to 1 (see [`Index::stored_ranks`]).
 pub(crate) struct Ranks {
     pub(crate) sorted: crate::stored_ranks::SortedRanks,
@@ -1083,9 +1061,11 @@ impl Index {
         seeds.truncate(SEEDS);
         let graph = self
             .memo
-            .get(&self.conn, "file_graph", FileGraph::decode)
+            .get(&self.conn, "file_graph", |blob| {
+                crate::stored_ranks::decode_file_graph(&blob?)
+            })
             .map_err(&err)?;
-        if let Some(FileGraph {
+        if let Some(StoredFileGraph {
             ids,
             pos,
             adjacency,
@@ -1093,7 +1073,7 @@ impl Index {
         {
             let seed_pos: Vec<(u32, f64)> = seeds
                 .iter()
-                .filter_map(|(f, w)| pos.get(f).map(|p| (*p, *w)))
+                .filter_map(|(f, w)| pos.get(*f).map(|p| (p, *w)))
                 .collect();
             let ppr = crate::rank::personalized_page_rank(adjacency, &seed_pos, 0.3, 1e-5);
             // A seed keeps most of its own mass; what counts is what flows on to others.

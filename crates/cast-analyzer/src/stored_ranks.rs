@@ -219,8 +219,63 @@ impl crate::rank::Neighbours for Adjacency {
     }
 }
 
-/// The stored file graph: file ids in order, and by position the `(position, weight)` edges.
-pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
+/// Each file id's position in the stored file graph. File ids are nearly always dense (1 to the
+/// file count, with the gaps deletions leave), so the positions are a list indexed by id; a
+/// table by hash only when the ids are sparse.
+#[derive(Debug)]
+pub(crate) enum FilePositions {
+    /// By id; [`FilePositions::NONE`] where an id has no file.
+    Dense(Vec<u32>),
+    Sparse(rustc_hash::FxHashMap<i64, u32>),
+}
+
+impl FilePositions {
+    const NONE: u32 = u32::MAX;
+
+    fn of(ids: &[i64]) -> FilePositions {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        let dense_len = usize::try_from(max).ok().and_then(|m| m.checked_add(1));
+        match dense_len {
+            Some(len) if len <= 4 * ids.len() + 64 && ids.iter().all(|&id| id >= 0) => {
+                let mut by_id = vec![Self::NONE; len];
+                for (i, &id) in ids.iter().enumerate() {
+                    by_id[id as usize] = i as u32;
+                }
+                FilePositions::Dense(by_id)
+            }
+            _ => FilePositions::Sparse(
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, &id)| (id, i as u32))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The position of file `id`, if the graph has it.
+    pub(crate) fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            FilePositions::Dense(by_id) => usize::try_from(id)
+                .ok()
+                .and_then(|i| by_id.get(i))
+                .copied()
+                .filter(|&p| p != Self::NONE),
+            FilePositions::Sparse(map) => map.get(&id).copied(),
+        }
+    }
+}
+
+/// The stored file graph, decoded: file ids by position, each id's position, and the
+/// `(position, weight)` edges by position.
+#[derive(Debug)]
+pub(crate) struct StoredFileGraph {
+    pub(crate) ids: Vec<i64>,
+    pub(crate) pos: FilePositions,
+    pub(crate) adjacency: Adjacency,
+}
+
+/// The stored file graph (see [`encode_file_graph`]); `None` when the bytes do not read.
+pub(crate) fn decode_file_graph(data: &[u8]) -> Option<StoredFileGraph> {
     // Two passes: the ids first (edges name their targets by id), then the edges by position.
     let mut r = Reader::new(data);
     let n = r.varint()? as usize;
@@ -235,11 +290,7 @@ pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
             r.f32()?;
         }
     }
-    let pos: rustc_hash::FxHashMap<i64, u32> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (*id, i as u32))
-        .collect();
+    let pos = FilePositions::of(&ids);
     let mut adjacency = Adjacency {
         offsets: Vec::with_capacity(n + 1),
         edges: Vec::with_capacity(edge_count.min(data.len())),
@@ -252,13 +303,17 @@ pub(crate) fn decode_file_graph(data: &[u8]) -> Option<(Vec<i64>, Adjacency)> {
         let k = r.varint()? as usize;
         for _ in 0..k {
             let (target, weight) = (r.varint()? as i64, r.f32()?);
-            if let Some(p) = pos.get(&target) {
-                adjacency.edges.push((*p, weight));
+            if let Some(p) = pos.get(target) {
+                adjacency.edges.push((p, weight));
             }
         }
         adjacency.offsets.push(adjacency.edges.len());
     }
-    Some((ids, adjacency))
+    Some(StoredFileGraph {
+        ids,
+        pos,
+        adjacency,
+    })
 }
 
 /// PageRank over the file graph.
