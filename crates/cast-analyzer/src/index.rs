@@ -536,6 +536,7 @@ impl Index {
     {
         if options.refresh != Refresh::Always {
             let index = Index::open_with(root, options, progress)?;
+            index.read_by_copy();
             return query(&index);
         }
         let if_missing = IndexOptions {
@@ -543,6 +544,7 @@ impl Index {
             ..options.clone()
         };
         let mut index = Index::open_with(root, &if_missing, progress)?;
+        index.read_by_copy();
         if index.report.is_some() {
             // Built just now.
             return query(&index);
@@ -620,6 +622,12 @@ impl Index {
         self.refresh_listed(&walk, progress, listing)?;
         self.live = live;
         query(self)
+    }
+
+    /// Reads without the memory map, as a process that asks one query should
+    /// ([`store::read_by_copy`]); best effort (a connection that cannot switch keeps it).
+    fn read_by_copy(&self) {
+        let _ = store::read_by_copy(&self.conn);
     }
 
     /// Readies this index for a process that answers many queries (an MCP server, an agent,

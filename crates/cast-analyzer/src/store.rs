@@ -253,6 +253,16 @@ pub(crate) fn connect(db: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// Has `conn` read pages by copying them out of the OS cache instead of through its memory
+/// map: what a process that opens the index for one query does. Each page it touches is then
+/// one `pread` rather than a page fault, and there is no mapping to tear down at the end
+/// (measured on the stdlib with site-packages, 40 queries, whole `cast find` process, four
+/// alternating rounds: 70.2 → 67.3 ms median, `--no-refresh` 58.9 → 56.0). A process that
+/// answers many queries keeps the map: its pages stay mapped from one query to the next.
+pub(crate) fn read_by_copy(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA mmap_size=0;")
+}
+
 /// A file of at most this many pages holds nothing worth a journal (a new file, or one made
 /// and never filled).
 const BULK_MAX_PAGES: i64 = 64;
