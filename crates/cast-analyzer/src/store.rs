@@ -232,8 +232,10 @@ pub(crate) fn connect(db: &Path) -> rusqlite::Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // WAL: readers never block the writer nor the other way round. NORMAL sync is durable
     // across application crashes; after a power loss the last refresh may be lost, which a
-    // later refresh repairs. Reads go through a memory map: a query touches pages all over the
-    // file, and copying each out of the OS cache cost a sixth of a `cast find` (measured).
+    // later refresh repairs. Reads go through a memory map: a process that answers many
+    // queries touches pages all over the file, and copying each out of the OS cache cost a
+    // sixth of a `cast find` (measured); a process that asks once copies instead
+    // ([`read_by_copy`]), since mapping a page costs it more than copying it.
     // Asking for the WAL fails at once, without the busy timeout, while another connection
     // builds a new file under a rollback journal ([`begin_bulk`]) or sets up the WAL of a new
     // file: that connection switches to the WAL when it is done, so ask again until then.
