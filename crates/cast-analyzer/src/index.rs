@@ -525,7 +525,7 @@ impl Index {
     /// second thread walks and stats the files; when they differ from the index, it is
     /// refreshed (from that listing) and the query runs again. With the other modes this is
     /// [`Self::open_with`] and then `query`. Either way the index is read as a process that asks
-    /// once should: by copying pages, not through the memory map ([`store::read_by_copy`]).
+    /// once should: by copying pages, not through the memory map (`store::read_by_copy`).
     pub fn query_current<T, E>(
         root: &Path,
         options: &IndexOptions,
