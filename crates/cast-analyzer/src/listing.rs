@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cast_parser::{DEFAULT_MAX_FILESIZE, Registry, WalkOptions};
-use cast_workspace::{LiveWatch, Stat, WalkWatch, WatchRecorder};
+use cast_workspace::{LiveWatch, Stat, StatFrom, WalkWatch, WatchRecorder};
 use rayon::prelude::*;
 use rusqlite::Connection;
 
@@ -146,25 +146,26 @@ pub(crate) fn list_watched(
             return (list(root, walk, registry), None);
         }
         let job = share.job.get_or_init(|| StatJob {
-            paths: rels.iter().map(|rel| root.join(rel)).collect(),
-            next: AtomicUsize::new(0),
+            from: StatFrom::new(root),
             stats: std::iter::repeat_with(OnceLock::new)
                 .take(rels.len())
                 .collect(),
+            rels,
+            next: AtomicUsize::new(0),
         });
         job.work();
         let mut hard_linked = false;
-        let listed: Option<Vec<Listed>> = rels
-            .into_iter()
-            .zip(&job.paths)
+        let listed: Option<Vec<Listed>> = job
+            .rels
+            .iter()
             .zip(&job.stats)
-            .map(|((rel, path), stat)| {
+            .map(|(rel, stat)| {
                 // A chunk another thread took and has not finished is stat'ed here too (whichever
                 // stat lands first counts: both were made during the check).
-                let st = (*stat.get_or_init(|| cast_workspace::stat(path).ok()))?;
+                let st = (*stat.get_or_init(|| job.from.stat(rel).ok()))?;
                 // A file gone (its folder's mtime should have said so): walk after all.
                 hard_linked |= st.nlink > 1;
-                Some(Listed::of(path.clone(), rel, &st))
+                Some(Listed::of(root.join(rel), rel.clone(), &st))
             })
             .collect();
         // A file with another name elsewhere can be written through it unseen by the watch of
@@ -201,10 +202,11 @@ impl StatShare {
     }
 }
 
-/// The files to stat, the next chunk to take, and each file's stat once made (`None`: the file
-/// could not be stat'ed).
+/// The files to stat (relative to the root, and stat'ed from it), the next chunk to take, and
+/// each file's stat once made (`None`: the file could not be stat'ed).
 struct StatJob {
-    paths: Vec<PathBuf>,
+    from: StatFrom,
+    rels: Vec<String>,
     next: AtomicUsize,
     stats: Vec<OnceLock<Option<Stat>>>,
 }
@@ -218,13 +220,13 @@ impl StatJob {
     fn work(&self) {
         loop {
             let from = self.next.fetch_add(STAT_CHUNK, Ordering::Relaxed);
-            if from >= self.paths.len() {
+            if from >= self.rels.len() {
                 return;
             }
-            let to = (from + STAT_CHUNK).min(self.paths.len());
-            for (path, stat) in self.paths[from..to].iter().zip(&self.stats[from..to]) {
+            let to = (from + STAT_CHUNK).min(self.rels.len());
+            for (rel, stat) in self.rels[from..to].iter().zip(&self.stats[from..to]) {
                 // Set by the checking thread already if it found this chunk unfinished.
-                let _ = stat.set(cast_workspace::stat(path).ok());
+                let _ = stat.set(self.from.stat(rel).ok());
             }
         }
     }

