@@ -354,6 +354,12 @@ mod tests {
         assert!(!is_current(&index.conn, &listing).unwrap());
     }
 
+    /// The listing of `root` as a check of `index` makes it on one thread.
+    fn listed(index: &Index, root: &Path, walk: &WalkOptions) -> Listing {
+        let share = StatShare::default();
+        list_watched(&index.conn, root, walk, &index.registry, false, &share).0
+    }
+
     #[test]
     fn an_old_tree_is_listed_from_its_watch_and_a_changed_one_is_walked() {
         let dir = tempfile::tempdir().unwrap();
@@ -366,15 +372,7 @@ mod tests {
         cast_test_support::age_tree(root);
         let walk = WalkOptions::default();
         index.refresh(&walk, &mut |_| {}).unwrap();
-        let listing = list_watched(
-            &index.conn,
-            root,
-            &walk,
-            &index.registry,
-            false,
-            &StatShare::default(),
-        )
-        .0;
+        let listing = listed(&index, root, &walk);
         assert!(matches!(listing.source, ListingSource::Watched));
         assert_eq!(listing.listed.len(), 1);
         assert!(is_current(&index.conn, &listing).unwrap());
@@ -383,15 +381,7 @@ mod tests {
         let stored = store::get_meta(&index.conn, WALK_WATCH).unwrap().unwrap();
         let older = &stored[1 + WATCH_FORMAT.len()..];
         store::set_meta(&index.conn, WALK_WATCH, older).unwrap();
-        let listing = list_watched(
-            &index.conn,
-            root,
-            &walk,
-            &index.registry,
-            false,
-            &StatShare::default(),
-        )
-        .0;
+        let listing = listed(&index, root, &walk);
         assert!(matches!(listing.source, ListingSource::Walked(_)));
         store::set_meta(&index.conn, WALK_WATCH, &stored).unwrap();
         // Other walk options: the watch does not hold for them.
@@ -399,28 +389,12 @@ mod tests {
             hidden: true,
             ..WalkOptions::default()
         };
-        let listing = list_watched(
-            &index.conn,
-            root,
-            &hidden,
-            &index.registry,
-            false,
-            &StatShare::default(),
-        )
-        .0;
+        let listing = listed(&index, root, &hidden);
         assert!(matches!(listing.source, ListingSource::Walked(_)));
         // A new file: its folder changed, so the tree is walked (and, just changed, not
         // watched).
         std::fs::write(root.join("pkg/b.py"), "B = 1\n").unwrap();
-        let listing = list_watched(
-            &index.conn,
-            root,
-            &walk,
-            &index.registry,
-            false,
-            &StatShare::default(),
-        )
-        .0;
+        let listing = listed(&index, root, &walk);
         assert!(matches!(listing.source, ListingSource::Walked(None)));
         assert_eq!(listing.listed.len(), 2);
         assert!(!is_current(&index.conn, &listing).unwrap());
