@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::WalkOptions;
+use crate::{StatFrom, WalkOptions};
 
 /// How much older than the walk's start every recorded time must be (see the module doc).
 pub const RACY_MARGIN: Duration = Duration::from_secs(2);
@@ -62,7 +62,20 @@ enum Stamp {
 
 impl Stamp {
     fn of(path: &Path, how: Watched) -> Stamp {
-        let Ok(st) = crate::stat(path) else {
+        Stamp::of_from(None, path, how)
+    }
+
+    /// [`Stamp::of`], the path looked up from `from` when it is inside that folder.
+    fn of_from(from: Option<(&Path, &StatFrom)>, path: &Path, how: Watched) -> Stamp {
+        let inside = from.and_then(|(root, from)| {
+            let rel = path.strip_prefix(root).ok()?.to_str()?;
+            (!rel.is_empty()).then_some((from, rel))
+        });
+        let stat = match inside {
+            Some((from, rel)) => from.stat(rel),
+            None => crate::stat(path),
+        };
+        let Ok(st) = stat else {
             return if std::fs::symlink_metadata(path).is_ok() {
                 Stamp::Dangling
             } else {
@@ -279,11 +292,16 @@ pub struct WalkWatch {
 impl WalkWatch {
     /// Whether every recorded path is as it was: then the same walk lists the same names.
     pub fn unchanged(&self) -> bool {
+        // Looked up from the root (the first folder), which holds nearly every path: a lookup
+        // from `/` walks the root's own components again for each (see [`StatFrom`]).
+        let root = self.entries.first().map(|(root, _, _)| root.as_path());
+        let from = root.map(|root| (root, StatFrom::new(root)));
+        let from = from.as_ref().map(|(root, from)| (*root, from));
         git_configs().as_ref() == Some(&self.configs)
             && self
                 .entries
                 .iter()
-                .all(|(path, how, stamp)| Stamp::of(path, *how) == *stamp)
+                .all(|(path, how, stamp)| Stamp::of_from(from, path, *how) == *stamp)
     }
 
     /// The folders the walk read, the root first (all of them inside it).
