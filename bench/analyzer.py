@@ -43,6 +43,12 @@ every command below runs on that copy, in one run, on the same machine.
    answered by the server (whole process of the command, as before); each answer must be
    byte-identical to the command's own, or the benchmark stops.
 
+5. With --against OTHER (another build of cast that reads the same index schema): both builds'
+   `cast find` and `cast map --focus`, alone, alternating query by query for --runs rounds
+   (which build goes first alternates too), on the same copy and index; medians and p90s side
+   by side, and how many outputs differ. Runs minutes apart differ by 10 ms and more on a busy
+   machine, so a change of a few ms shows only when the two builds take turns like this.
+
 To score search on the standard library alone (its own task queries, no third-party
 look-alikes), add `--exclude site-packages`; for the held-out set,
 `--queries tests/fixtures/find_queries/heldout_dist_packages.jsonl /usr/lib/python3/dist-packages`.
@@ -280,6 +286,36 @@ def bench_served(cast: str, copy: Path, find_cmds, map_cmds, outputs) -> dict:
         server.wait()
 
 
+def bench_against(cast: str, other: str, copy: Path, queries: Path, rounds: int) -> dict:
+    """`cast find` and `cast map --focus` of two builds alone, taking turns query by query."""
+    report = run([other, "index", str(copy), "--json"])
+    try:
+        cold = json.loads(report.stdout.decode().splitlines()[-1]).get("cold", True)
+    except (ValueError, IndexError):
+        cold = True
+    if report.returncode != 0 or cold:
+        sys.exit(f"{other} does not read the index {cast} built (another schema?): compare them on separate copies")
+    rows = [json.loads(l) for l in queries.read_text().splitlines() if l.strip()]
+    result = {}
+    for name, args in (("find", lambda q: ["find", q, "--root", str(copy), "--json", "--top", "5"]),
+                       ("map", lambda q: ["map", str(copy), "--focus", q])):
+        times = {other: [], cast: []}
+        differ = 0
+        for r in range(rounds):
+            for i, q in enumerate(rows):
+                order = (other, cast) if (r + i) % 2 == 0 else (cast, other)
+                out = {}
+                for build in order:
+                    t, p = timed_env([build, *args(q["query"])], ALONE)
+                    times[build].append(t)
+                    out[build] = p.stdout
+                differ += out[other] != out[cast]
+        result[name] = {b: (statistics.median(v), p90(v)) for b, v in times.items()}
+        result[name]["differ"] = differ
+        result[name]["runs"] = rounds * len(rows)
+    return result
+
+
 def p90(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
@@ -296,6 +332,8 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the copy (its path is printed)")
     ap.add_argument("--only", choices=["index", "skeleton", "find"], action="append")
     ap.add_argument("--no-serve", action="store_true", help="skip the search timings with `cast serve` running")
+    ap.add_argument("--against", metavar="OTHER_CAST",
+                    help="also time another build's find and map --focus, taking turns with --cast query by query")
     args = ap.parse_args()
     only = set(args.only or ["index", "skeleton", "find"])
     tree = args.tree.resolve()
@@ -347,6 +385,13 @@ def main() -> int:
                       f"p90 {1000 * fp:.0f} ms; `cast map --focus` median {1000 * mm:.0f} ms, p90 {1000 * mp:.0f} ms")
             for q, names in f["misses"]:
                 print(f"  miss: {q!r} -> {names}")
+            if args.against:
+                a = bench_against(args.cast, args.against, copy, args.queries, args.runs)
+                print(f"\nalone, taking turns with {args.against} ({args.runs} rounds), median / p90:")
+                for name in ("find", "map"):
+                    (om, op), (cm, cp) = a[name][args.against], a[name][args.cast]
+                    print(f"  `cast {name}`: {1000 * om:.1f} / {1000 * op:.1f} ms -> {1000 * cm:.1f} / {1000 * cp:.1f} ms "
+                          f"({a[name]['differ']} of {a[name]['runs']} outputs differ)")
         print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
     finally:
         if args.keep:
