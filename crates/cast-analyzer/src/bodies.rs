@@ -266,9 +266,9 @@ impl Index {
 
     /// Every symbol of `files`, counted against the query: its stored fields, the module path
     /// of its file as context, and its own lines as the file reads now. The stored rows are read
-    /// on this thread (one connection); for an index that answers many queries
-    /// ([`Index::answer_many`]), the files are read and cut on all cores (the cutting is most of
-    /// the work, and nothing else runs beside the query there).
+    /// on this thread (one connection); when the query has every core to itself (a kept index,
+    /// [`Index::answer_many`], or one query with no check beside it), the files are read and
+    /// cut on all cores (the cutting is most of the work).
     fn count_candidates(&self, files: &[i64], query: &Query) -> rusqlite::Result<Vec<Counted>> {
         let mut file_stmt = self
             .conn
@@ -313,7 +313,7 @@ impl Index {
         };
         // A one-query process runs the check on its second core: there, tasks on both cores
         // only made the query wait (measured 5 ms slower).
-        let counted: Vec<Vec<Counted>> = if self.answer_many {
+        let counted: Vec<Vec<Counted>> = if self.all_cores {
             stored.par_iter().map(count).collect()
         } else {
             stored.iter().map(count).collect()

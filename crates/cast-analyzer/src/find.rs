@@ -833,7 +833,7 @@ impl Index {
             )
         };
         let (file_text, stored_symbols) = match &self.second {
-            // The files' match beside the symbols' (an index answering many queries).
+            // The files' match beside the symbols' (a query with every core to itself).
             Some(second) => std::thread::scope(|scope| {
                 // Poisoned only by an earlier match's panic: the files are then matched below, on
                 // this index's own connection.
