@@ -542,11 +542,11 @@ impl Index {
     {
         if options.refresh != Refresh::Always {
             let mut index = Index::open_with(root, options, progress)?;
-            index.read_by_copy();
             // No check runs beside the query: it may use the second core itself (measured on
             // the stdlib with site-packages, `--no-refresh`, 40 queries alternating four
             // rounds: 60.8 → 54.6 ms median).
             index.use_all_cores();
+            index.read_by_copy();
             return query(&index);
         }
         let if_missing = IndexOptions {
@@ -635,9 +635,13 @@ impl Index {
     }
 
     /// Reads without the memory map, as a process that asks one query should
-    /// ([`store::read_by_copy`]); best effort (a connection that cannot switch keeps it).
+    /// ([`store::read_by_copy`]), on both connections; best effort (a connection that cannot
+    /// switch keeps the map).
     fn read_by_copy(&self) {
         let _ = store::read_by_copy(&self.conn);
+        if let Some(Ok(second)) = self.second.as_ref().map(|s| s.lock()) {
+            let _ = store::read_by_copy(&second);
+        }
     }
 
     /// Readies this index for a process that answers many queries (an MCP server, an agent,
@@ -653,8 +657,8 @@ impl Index {
     ///   before). Changes the kernel does not report through a folder — a memory-mapped write,
     ///   another machine's write on a network file system — are not seen.
     /// - A search matches the files' full text on a second connection while the symbols' is
-    ///   matched on this one, and reads and cuts the candidate files on all cores (a one-query
-    ///   process runs the check on its second core instead).
+    ///   matched on this one, and reads and cuts the candidate files on all cores (as a
+    ///   one-query process does only when no check runs on its second core).
     pub fn answer_many(&mut self) {
         self.answer_many = true;
         self.use_all_cores();
@@ -667,15 +671,12 @@ impl Index {
         self.second = self.second_connection();
     }
 
-    /// A second connection to the database, reading as this one does (through the memory map
-    /// for a kept index, by copy for one query); `None` when it cannot be opened (searches
-    /// then use one).
+    /// A second connection to the database; `None` when it cannot be opened (searches then use
+    /// one).
     fn second_connection(&self) -> Option<std::sync::Mutex<Connection>> {
-        let conn = store::connect(&self.db_path).ok()?;
-        if !self.answer_many {
-            let _ = store::read_by_copy(&conn);
-        }
-        Some(std::sync::Mutex::new(conn))
+        store::connect(&self.db_path)
+            .ok()
+            .map(std::sync::Mutex::new)
     }
 
     /// Whether the tree is watched now (see [`Self::answer_many`]).
