@@ -11,6 +11,8 @@
 //! A [`WalkWatch`] tells, with a `stat` per folder, whether a walk would list the same files
 //! again (the index's check for changes uses it to avoid walking), and a [`LiveWatch`] has the
 //! kernel tell a long-lived process of every change to those folders instead (no `stat` at all).
+//! [`stat`] and [`StatFrom`] are the `stat` those checks make: only the fields they read, and
+//! from a folder they are under rather than from `/`.
 //!
 //! ```
 //! use cast_workspace::{WalkOptions, relative};
