@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Mutex;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use ignore::{DirEntry, WalkState};
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -85,23 +85,13 @@ impl fmt::Display for GlobResult {
 
 /// Compiles a file pattern the way agents write them: `*` stays within a folder, `**` crosses
 /// folders, `{a,b}` is either; a pattern matches at any depth (`*.py`, `tests/*.py`) unless it
-/// starts with `/`, which anchors it at the root.
+/// starts with `/`, which anchors it at the root ([`cast_workspace::compile_glob`], the one rule
+/// for file patterns across CAST).
 pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, SearchError> {
-    let anchored = pattern.strip_prefix('/');
-    let full = match anchored {
-        Some(rest) => rest.to_owned(),
-        None if pattern.starts_with("**/") => pattern.to_owned(),
-        None => format!("**/{pattern}"),
-    };
-    GlobBuilder::new(&full)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| SearchError::InvalidGlob {
-            glob: pattern.to_owned(),
-            message: e.kind().to_string(),
-        })
+    cast_workspace::compile_glob(pattern).map_err(|e| SearchError::InvalidGlob {
+        glob: pattern.to_owned(),
+        message: e.kind().to_string(),
+    })
 }
 
 /// Lists the files under `root` whose path (relative to `root`) matches `pattern` (see

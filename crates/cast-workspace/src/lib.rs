@@ -12,7 +12,8 @@
 //! again (the index's check for changes uses it to avoid walking), and a [`LiveWatch`] has the
 //! kernel tell a long-lived process of every change to those folders instead (no `stat` at all).
 //! [`stat`] and [`StatFrom`] are the `stat` those checks make: only the fields they read, and
-//! from a folder they are under rather than from `/`.
+//! from a folder they are under rather than from `/`. [`compile_glob`] is the one rule for file
+//! patterns, and a [`Scope`] the files some folders, files and globs name.
 //!
 //! ```
 //! use cast_workspace::{WalkOptions, relative};
@@ -38,12 +39,14 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod live;
+mod scope;
 mod stat;
 mod state;
 mod walk;
 mod watch;
 
 pub use live::LiveWatch;
+pub use scope::{Scope, ScopeError, compile_glob};
 pub use stat::{Stat, StatFrom, stat};
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{

@@ -1,0 +1,188 @@
+//! Which files of a tree a command covers: folders, files and globs, named relative to the root.
+//!
+//! One rule for file patterns across CAST ([`compile_glob`]: `cast glob`, `cast grep --glob`,
+//! `cast find --in`), and a [`Scope`] of several patterns that a path is in when any of them
+//! matches it.
+
+use globset::{GlobBuilder, GlobMatcher};
+
+/// Compiles a file pattern the way agents write them: `*` stays within a folder, `**` crosses
+/// folders, `{a,b}` is either; a pattern matches at any depth (`*.py`, `tests/*.py`) unless it
+/// starts with `/`, which anchors it at the root.
+pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
+    let full = match pattern.strip_prefix('/') {
+        Some(rest) => rest.to_owned(),
+        None if pattern.starts_with("**/") => pattern.to_owned(),
+        None => format!("**/{pattern}"),
+    };
+    GlobBuilder::new(&full)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+}
+
+/// Why a pattern cannot make a [`Scope`].
+#[derive(Debug, thiserror::Error)]
+pub enum ScopeError {
+    #[error("{pattern:?} is not a valid glob: {message}")]
+    InvalidGlob { pattern: String, message: String },
+    #[error("{pattern:?} leaves the root; name a folder, file or glob inside it")]
+    OutsideRoot { pattern: String },
+}
+
+/// Some of a tree's files, by patterns relative to its root: a folder (`src/http`: everything
+/// under it), a file (`src/app.py`), or a glob (see [`compile_glob`]: `*.rs`, `/docs/**`,
+/// `tests/test_*.py`). A path is in the scope when any pattern matches it; no pattern, or `.`,
+/// is the whole tree.
+///
+/// ```
+/// use cast_workspace::Scope;
+///
+/// let scope = Scope::new(["src/http", "*.md"])?;
+/// assert!(scope.contains("src/http/client.py"));
+/// assert!(scope.contains("docs/guide.md"));
+/// assert!(!scope.contains("src/httpx.py"));
+/// assert!(Scope::new(["."])?.is_whole_tree());
+/// # Ok::<(), cast_workspace::ScopeError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Folders and files, without a trailing `/`.
+    paths: Vec<String>,
+    globs: Vec<GlobMatcher>,
+    /// The patterns as given, for messages.
+    patterns: Vec<String>,
+    whole: bool,
+}
+
+impl Scope {
+    /// The whole tree.
+    pub fn whole_tree() -> Scope {
+        Scope {
+            whole: true,
+            ..Scope::default()
+        }
+    }
+
+    /// The files `patterns` name. Paths use `/`; a leading `./` and a trailing `/` are ignored.
+    pub fn new<I, S>(patterns: I) -> Result<Scope, ScopeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut scope = Scope::default();
+        for pattern in patterns {
+            let given = pattern.as_ref();
+            scope.patterns.push(given.to_owned());
+            let outside = || ScopeError::OutsideRoot {
+                pattern: given.to_owned(),
+            };
+            if given.split('/').any(|part| part == "..") {
+                return Err(outside());
+            }
+            if given.contains(['*', '?', '[', '{']) {
+                let glob = compile_glob(given).map_err(|e| ScopeError::InvalidGlob {
+                    pattern: given.to_owned(),
+                    message: e.kind().to_string(),
+                })?;
+                scope.globs.push(glob);
+                continue;
+            }
+            // A plain path names a file or a folder; `/` or `.` alone, the root itself.
+            if given.starts_with('/') && given.len() > 1 {
+                return Err(outside());
+            }
+            let mut path = given;
+            while let Some(rest) = path.strip_prefix("./") {
+                path = rest;
+            }
+            let path = path.trim_end_matches('/');
+            if path.is_empty() || path == "." {
+                scope.whole = true;
+            } else {
+                scope.paths.push(path.to_owned());
+            }
+        }
+        if scope.patterns.is_empty() {
+            scope.whole = true;
+        }
+        Ok(scope)
+    }
+
+    /// Whether every file of the tree is in the scope.
+    pub fn is_whole_tree(&self) -> bool {
+        self.whole
+    }
+
+    /// Whether `rel`, a path relative to the root with `/` between its parts, is in the scope.
+    pub fn contains(&self, rel: &str) -> bool {
+        self.whole
+            || self.paths.iter().any(|p| {
+                rel.strip_prefix(p.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            || self.globs.iter().any(|g| g.is_match(rel))
+    }
+
+    /// The patterns as given, in order.
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_covers_what_is_under_it_and_not_its_namesakes() {
+        let scope = Scope::new(["./src/http/"]).unwrap();
+        assert!(scope.contains("src/http"));
+        assert!(scope.contains("src/http/client.py"));
+        assert!(scope.contains("src/http/v2/frames.py"));
+        assert!(!scope.contains("src/httpx/client.py"));
+        assert!(!scope.contains("src/http.py"));
+        assert!(!scope.contains("lib/src/http/client.py"));
+        assert!(!scope.is_whole_tree());
+    }
+
+    #[test]
+    fn a_glob_matches_at_any_depth_unless_anchored() {
+        let scope = Scope::new(["*.rs", "/docs/*.md"]).unwrap();
+        assert!(scope.contains("main.rs"));
+        assert!(scope.contains("crates/a/src/lib.rs"));
+        assert!(scope.contains("docs/guide.md"));
+        assert!(!scope.contains("docs/deep/guide.md"));
+        assert!(!scope.contains("src/docs/guide.md"));
+        assert!(!scope.contains("README.md"));
+        let tests = Scope::new(["tests/test_*.py"]).unwrap();
+        assert!(tests.contains("pkg/tests/test_io.py"));
+        assert!(!tests.contains("pkg/tests/io/test_io.py"));
+    }
+
+    #[test]
+    fn no_pattern_or_the_root_is_the_whole_tree() {
+        for patterns in [&[][..], &["."][..], &["./"][..], &["/"][..]] {
+            let scope = Scope::new(patterns.iter().copied()).unwrap();
+            assert!(scope.is_whole_tree(), "{patterns:?}");
+            assert!(scope.contains("any/file.py"));
+        }
+        assert!(Scope::whole_tree().contains("x"));
+    }
+
+    #[test]
+    fn patterns_leaving_the_root_or_malformed_are_refused() {
+        for bad in ["../other", "src/../../x", "/etc/passwd"] {
+            let err = Scope::new([bad]).unwrap_err();
+            assert!(
+                matches!(err, ScopeError::OutsideRoot { .. }),
+                "{bad}: {err}"
+            );
+            assert!(err.to_string().contains("leaves the root"));
+        }
+        let err = Scope::new(["src/{a,b"]).unwrap_err();
+        assert!(matches!(err, ScopeError::InvalidGlob { .. }), "{err}");
+        assert!(err.to_string().contains("src/{a,b"));
+    }
+}
