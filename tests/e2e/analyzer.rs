@@ -217,6 +217,71 @@ fn find_ranks_symbols_and_shows_scores_in_json() {
 }
 
 #[test]
+fn find_in_searches_only_the_files_named() {
+    let dir = project();
+    let find = |extra: &[&str]| {
+        cast()
+            .args(["find", "discount code", "--json", "--root"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // The whole tree: the function that applies a discount, in pricing.py, comes first.
+    let whole = json_lines(&find(&[]).stdout);
+    assert_eq!(whole[0]["path"], "shop/pricing.py");
+    // Only cart.py (as a file, as an absolute path inside the root, or by a glob): every hit is
+    // there, though pricing.py matches better and cart.py imports it.
+    let absolute = dir.path().join("shop/cart.py").display().to_string();
+    for within in [
+        &["--in", "shop/cart.py"][..],
+        &["--in", &absolute],
+        &["--in", "c*.py"],
+    ] {
+        let out = find(within);
+        assert_eq!(out.status.code(), Some(0), "{within:?}");
+        let hits = json_lines(&out.stdout);
+        assert!(!hits.is_empty(), "{within:?}");
+        assert!(
+            hits.iter().all(|h| h["path"] == "shop/cart.py"),
+            "{within:?}: {hits:?}"
+        );
+    }
+    // Several patterns: a file is in when any names it.
+    let hits = json_lines(&find(&["--in", "shop/cart.py", "--in", "shop/pricing.py"]).stdout);
+    assert!(hits.iter().any(|h| h["path"] == "shop/pricing.py"));
+    // A folder with no source: nothing, and the note says why and what to check.
+    cast()
+        .args([
+            "find",
+            "discount code",
+            "--in",
+            "templates/nothing",
+            "--root",
+        ])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "no indexed source file is under templates/nothing; check the --in paths",
+        ));
+    // Out of the root, or not a glob: refused before anything is searched.
+    for (bad, says) in [
+        ("../elsewhere", "leaves the root"),
+        ("shop/{a", "not a valid glob"),
+    ] {
+        cast()
+            .args(["find", "discount code", "--in", bad, "--root"])
+            .arg(dir.path())
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(says));
+    }
+}
+
+#[test]
 fn find_in_a_tree_without_source_says_nothing_is_indexed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "parse a date\n").unwrap();

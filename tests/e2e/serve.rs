@@ -68,6 +68,31 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         let alone = find(root, query, true);
         assert_eq!(find(root, query, false), alone, "{query}");
     }
+    // A search limited with --in is limited by the server too.
+    let within = |alone: bool| {
+        let mut cmd = cast();
+        cmd.args([
+            "find",
+            "discount code",
+            "--json",
+            "--in",
+            "shop/cart.py",
+            "--root",
+        ])
+        .arg(root);
+        if alone {
+            cmd.env("CAST_NO_SERVER", "1");
+        } else {
+            cmd.env_remove("CAST_NO_SERVER");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let alone = within(true);
+    assert!(
+        alone.contains("shop/cart.py") && !alone.contains("shop/pricing.py"),
+        "{alone}"
+    );
+    assert_eq!(within(false), alone);
     // What `cast find` says on stderr when nothing matched, the server says too.
     let said = |alone: bool| {
         let mut cmd = cast();

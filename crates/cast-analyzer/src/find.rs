@@ -52,7 +52,9 @@
 use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
+use cast_workspace::Scope;
 use rusqlite::OptionalExtension;
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::index::{Index, kind_of};
@@ -226,9 +228,13 @@ pub struct Found {
     pub files: Vec<Hit>,
     /// What the search looked through.
     pub searched: Searched,
+    /// The patterns the search was limited to (see [`Index::find_in`]); empty: the whole tree.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<String>,
 }
 
-/// How much of the code base a search looked through: what it can say when nothing matched.
+/// How much of the code base a search looked through (of its scope, when it had one): what it
+/// can say when nothing matched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Searched {
     /// Indexed source files (parsed, not skipped).
@@ -250,7 +256,14 @@ impl Found {
             return None;
         }
         let Searched { files, symbols } = self.searched;
-        Some(if files == 0 {
+        let under = if self.scope.is_empty() {
+            String::new()
+        } else {
+            format!(" under {}", self.scope.join(", "))
+        };
+        Some(if files == 0 && !self.scope.is_empty() {
+            format!("nothing can match {query:?}: no indexed source file is{under}")
+        } else if files == 0 {
             let extensions = cast_parser::Registry::default()
                 .extensions()
                 .iter()
@@ -262,7 +275,7 @@ impl Found {
             )
         } else {
             format!(
-                "nothing matches {query:?} in {files} {} and {symbols} {}",
+                "nothing matches {query:?} in {files} {} and {symbols} {}{under}",
                 plural(files, "file", "files"),
                 plural(symbols, "symbol", "symbols")
             )
@@ -666,6 +679,48 @@ pub(crate) enum RankedTable {
     Files,
 }
 
+/// The files and symbols of a [`Scope`], by id.
+struct InScope {
+    files: FxHashSet<i64>,
+    symbols: FxHashSet<i64>,
+}
+
+impl InScope {
+    /// Past this many files, the symbols are found by one pass over the table rather than a
+    /// lookup per file.
+    const LOOKUPS: usize = 2000;
+
+    fn of(conn: &rusqlite::Connection, scope: &Scope) -> rusqlite::Result<InScope> {
+        let mut files = FxHashSet::default();
+        let mut stmt =
+            conn.prepare_cached(&format!("SELECT id, path FROM files WHERE {PARSED_FILES}"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            if scope.contains(row.get_ref(1)?.as_str()?) {
+                files.insert(row.get::<_, i64>(0)?);
+            }
+        }
+        let mut symbols = FxHashSet::default();
+        if files.len() <= Self::LOOKUPS {
+            let mut stmt = conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1")?;
+            for f in &files {
+                for id in stmt.query_map([f], |r| r.get::<_, i64>(0))? {
+                    symbols.insert(id?);
+                }
+            }
+        } else {
+            let mut stmt = conn.prepare_cached("SELECT id, file_id FROM symbols")?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                if files.contains(&row.get::<_, i64>(1)?) {
+                    symbols.insert(row.get::<_, i64>(0)?);
+                }
+            }
+        }
+        Ok(InScope { files, symbols })
+    }
+}
+
 /// What the text, identifier and graph steps found, before the blend.
 struct Evidence {
     /// The query's terms with their IDF over files.
@@ -698,12 +753,37 @@ impl Index {
 
     /// Relevance search in either mode (see [`FindMode`]).
     pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
-        self.in_snapshot(|| self.find_in_snapshot(query, top, mode))
+        self.find_in(query, top, mode, &Scope::whole_tree())
     }
 
-    fn find_in_snapshot(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
-        let (ev, priors) = self.prepare(query)?;
-        let files = self.rank_files(&ev, &priors)?;
+    /// [`Index::find_with`], among the files of `scope` only (`src/http`, `*.rs`): every
+    /// evidence is taken from them, so a narrow scope gets its own best hits, not what is left
+    /// of the whole tree's.
+    pub fn find_in(&self, query: &str, top: usize, mode: FindMode, scope: &Scope) -> Result<Found> {
+        self.in_snapshot(|| self.find_in_snapshot(query, top, mode, scope))
+    }
+
+    fn find_in_snapshot(
+        &self,
+        query: &str,
+        top: usize,
+        mode: FindMode,
+        scope: &Scope,
+    ) -> Result<Found> {
+        let in_scope = if scope.is_whole_tree() {
+            None
+        } else {
+            Some(InScope::of(&self.conn, scope).map_err(db_err(&self.db_path))?)
+        };
+        let searched = match &in_scope {
+            Some(s) => Searched {
+                files: s.files.len(),
+                symbols: s.symbols.len(),
+            },
+            None => self.searched().map_err(db_err(&self.db_path))?,
+        };
+        let (ev, priors) = self.prepare(query, in_scope.as_ref())?;
+        let files = self.rank_files(&ev, &priors, in_scope.as_ref())?;
         let file_top = match mode {
             FindMode::Files => top,
             FindMode::Symbols => top.min(5),
@@ -719,7 +799,12 @@ impl Index {
         Ok(Found {
             symbols,
             files: file_hits,
-            searched: self.searched().map_err(db_err(&self.db_path))?,
+            searched,
+            scope: if in_scope.is_some() {
+                scope.patterns().to_vec()
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -730,7 +815,7 @@ impl Index {
     }
 
     /// The evidence for a query and its priors.
-    fn prepare(&self, query: &str) -> Result<(Evidence, Priors)> {
+    fn prepare(&self, query: &str, in_scope: Option<&InScope>) -> Result<(Evidence, Priors)> {
         if query.trim().is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
@@ -738,7 +823,7 @@ impl Index {
         if terms.is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
-        let ev = self.evidence(query, &terms)?;
+        let ev = self.evidence(query, &terms, in_scope)?;
         Ok((ev, Priors::new(query)))
     }
 
@@ -750,8 +835,8 @@ impl Index {
         symbols: usize,
         files: usize,
     ) -> Result<(Vec<i64>, Vec<i64>)> {
-        let (ev, priors) = self.prepare(task)?;
-        let ranked_files = self.rank_files(&ev, &priors)?;
+        let (ev, priors) = self.prepare(task, None)?;
+        let ranked_files = self.rank_files(&ev, &priors, None)?;
         let ranked_syms = self.rank_symbols(&ev, &priors)?;
         Ok((
             ranked_syms
@@ -811,24 +896,59 @@ impl Index {
             .map_err(db_err(&self.db_path))
     }
 
-    fn evidence(&self, query: &str, terms: &[String]) -> Result<Evidence> {
+    fn evidence(
+        &self,
+        query: &str,
+        terms: &[String],
+        in_scope: Option<&InScope>,
+    ) -> Result<Evidence> {
         let err = db_err(&self.db_path);
+        // In a scope, every match is read and those outside it dropped, so the scope keeps its
+        // own best `limit` (FTS5 scores every matching row either way).
+        let within =
+            |rows: rusqlite::Result<Vec<(i64, f64)>>, keep: &dyn Fn(i64) -> bool, limit: usize| {
+                rows.map(|rows| match in_scope {
+                    None => rows,
+                    Some(_) => rows
+                        .into_iter()
+                        .filter(|(id, _)| keep(*id))
+                        .take(limit)
+                        .collect(),
+                })
+            };
+        let read = |limit: usize| {
+            if in_scope.is_some() {
+                usize::MAX
+            } else {
+                limit
+            }
+        };
+        let file_in = |id: i64| in_scope.is_none_or(|s| s.files.contains(&id));
+        let symbol_in = |id: i64| in_scope.is_none_or(|s| s.symbols.contains(&id));
         let match_files = |conn: &rusqlite::Connection| {
-            store::match_terms(
-                conn,
-                TermTable::Files,
-                terms,
-                &[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY],
+            within(
+                store::match_terms(
+                    conn,
+                    TermTable::Files,
+                    terms,
+                    &[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY],
+                    read(TEXT_LIMIT),
+                ),
+                &file_in,
                 TEXT_LIMIT,
             )
         };
         // First stage of the symbols: name, context, signature and docstring, stored.
         let match_symbols = || {
-            store::match_terms(
-                &self.conn,
-                TermTable::Symbols,
-                terms,
-                &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
+            within(
+                store::match_terms(
+                    &self.conn,
+                    TermTable::Symbols,
+                    terms,
+                    &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
+                    read(CANDIDATE_SYMBOLS),
+                ),
+                &symbol_in,
                 CANDIDATE_SYMBOLS,
             )
         };
@@ -863,6 +983,11 @@ impl Index {
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                         .map_err(&err)?;
+                    let found: Vec<(i64, i64, String)> =
+                        found.into_iter().filter(|(_, f, _)| file_in(*f)).collect();
+                    if found.is_empty() {
+                        continue;
+                    }
                     let fitting: Vec<&(i64, i64, String)> = match dotted {
                         Some(q) => {
                             let tail = format!("{q}.{name}");
@@ -906,6 +1031,8 @@ impl Index {
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                         .map_err(&err)?;
+                    let rows: Vec<(i64, String)> =
+                        rows.into_iter().filter(|(id, _)| file_in(*id)).collect();
                     let k = rows.len() as f64;
                     for (id, _) in rows {
                         *file_ident.entry(id).or_default() += 1.0 / k;
@@ -944,7 +1071,7 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
-        let history = self.history_evidence(terms).map_err(&err)?;
+        let history = self.history_evidence(terms, &file_in).map_err(&err)?;
         let churn = self.churn().map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
@@ -987,7 +1114,11 @@ impl Index {
 
     /// The files of the past commits whose messages best match `terms`: the scores of the
     /// commits that changed a file, summed, and its best commit's subject.
-    fn history_evidence(&self, terms: &[String]) -> rusqlite::Result<HashMap<i64, PastChanges>> {
+    fn history_evidence(
+        &self,
+        terms: &[String],
+        file_in: &dyn Fn(i64) -> bool,
+    ) -> rusqlite::Result<HashMap<i64, PastChanges>> {
         let commits = store::match_commits(&self.conn, terms, HISTORY_COMMITS)?;
         let mut id_of = self.conn.prepare_cached(&format!(
             "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
@@ -998,6 +1129,9 @@ impl Index {
                 let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? else {
                     continue;
                 };
+                if !file_in(id) {
+                    continue;
+                }
                 // Each file gets the commit's whole score: sharing it among the commit's files
                 // (÷ n, ÷ √n) ranked a little worse on the development repositories.
                 // Best first: the first commit to name a file gives its subject.
@@ -1020,7 +1154,12 @@ impl Index {
     }
 
     /// Every candidate file with its score components, best first.
-    fn rank_files(&self, ev: &Evidence, priors: &Priors) -> Result<Vec<(i64, Scores)>> {
+    fn rank_files(
+        &self,
+        ev: &Evidence,
+        priors: &Priors,
+        in_scope: Option<&InScope>,
+    ) -> Result<Vec<(i64, Scores)>> {
         let err = db_err(&self.db_path);
         // symbols: the best symbol plus a little for each further one.
         let mut per_file: HashMap<i64, Vec<f64>> = HashMap::new();
@@ -1096,6 +1235,10 @@ impl Index {
         let mut out = Vec::with_capacity(scores.len());
         let idf_total: f64 = ev.terms.iter().map(|(_, w)| w).sum();
         for (f, mut s) in scores {
+            // The graph reaches beyond a scope; what it reaches there is not an answer.
+            if in_scope.is_some_and(|scope| !scope.files.contains(&f)) {
+                continue;
+            }
             let Some(path) = paths
                 .query_row([f], |r| r.get::<_, String>(0))
                 .optional()

@@ -58,6 +58,8 @@ mod text;
 pub mod trace;
 
 pub use cast_parser;
+/// Which files a search covers ([`Index::find_in`]).
+pub use cast_workspace::{Scope, ScopeError};
 pub use error::{AnalyzerError, Result};
 pub use find::{FindMode, Found, Hit, HitKind, Scores, Searched};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};

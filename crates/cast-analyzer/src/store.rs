@@ -657,7 +657,9 @@ fn match_table(
         "SELECT rowid, -bm25({name}, {weights}) AS s FROM {name} WHERE {name} MATCH ?1 ORDER BY bm25({name}, {weights}) LIMIT ?2"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![query, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // `usize::MAX` (past `i64`) asks for every match: SQLite reads a negative LIMIT as none.
+    let limit = i64::try_from(limit).unwrap_or(-1);
+    let rows = stmt.query_map(params![query, limit], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
 }
 

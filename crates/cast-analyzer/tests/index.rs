@@ -621,6 +621,70 @@ fn the_full_text_index_follows_edits_touches_and_deletes() {
     assert!(index.find("giraffe", 5).unwrap().symbols.is_empty());
 }
 
+/// A search in a scope takes every evidence from the scope's files only: its own best text
+/// hits (not what is left of the whole tree's), exact names defined there, and no file outside
+/// it, even one the graph reaches from a hit.
+#[test]
+fn a_search_in_a_scope_stays_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
+    w(
+        "core/ledger.py",
+        "def close_ledger(book):\n    \"\"\"Close the ledger: balance every account of the book.\"\"\"\n    return book\n",
+    );
+    w(
+        "web/views.py",
+        "from core.ledger import close_ledger\n\n\ndef ledger_page(book):\n    \"\"\"Show the ledger.\"\"\"\n    return close_ledger(book)\n",
+    );
+    w("web/style.py", "def colours():\n    return 1\n");
+    let index = Index::open(dir.path()).unwrap();
+    let web = cast_analyzer::Scope::new(["web"]).unwrap();
+    let whole = index
+        .find_with("close the ledger", 5, FindMode::Files)
+        .unwrap();
+    assert_eq!(whole.files[0].path, "core/ledger.py");
+    assert!(whole.scope.is_empty());
+    let found = index
+        .find_in("close the ledger", 5, FindMode::Symbols, &web)
+        .unwrap();
+    assert_eq!(found.symbols[0].qualname.as_deref(), Some("ledger_page"));
+    assert!(
+        found
+            .symbols
+            .iter()
+            .chain(&found.files)
+            .all(|h| h.path.starts_with("web/"))
+    );
+    assert_eq!((found.searched.files, found.searched.symbols), (2, 2));
+    assert_eq!(found.scope, ["web"]);
+    // An exact name defined outside the scope gives nothing; one inside it is found.
+    let named = index
+        .find_in("close_ledger", 5, FindMode::Files, &web)
+        .unwrap();
+    assert!(
+        named.files.iter().all(|h| h.path.starts_with("web/")),
+        "{named:?}"
+    );
+    let named = index
+        .find_in(
+            "close_ledger",
+            5,
+            FindMode::Files,
+            &cast_analyzer::Scope::new(["core"]).unwrap(),
+        )
+        .unwrap();
+    assert_eq!(named.files[0].path, "core/ledger.py");
+    // A scope with no indexed file: nothing, and the reason names the scope.
+    let none = cast_analyzer::Scope::new(["docs"]).unwrap();
+    let found = index.find_in("ledger", 5, FindMode::Files, &none).unwrap();
+    assert!(found.is_empty());
+    let why = found.nothing_found("ledger").unwrap();
+    assert!(
+        why.contains("no indexed source file is under docs"),
+        "{why}"
+    );
+}
+
 /// Files with a word of the query (or another evidence of their own) come before the files
 /// reached only through the graph: what the one hit imports once came first, the hit being a
 /// demoted test.

@@ -1,8 +1,10 @@
 //! `cast find`: relevance search over symbols and files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use cast_analyzer::{FindMode, Found};
+use cast_workspace::Scope;
 
 use crate::{Exit, Out};
 
@@ -30,9 +32,12 @@ use crate::{Exit, Out};
 /// there is none); when `cast serve` runs for the tree, it answers instead, from its open
 /// index (see `cast serve --help`). Exits 1 when nothing matches, saying so on stderr with how
 /// many files and symbols were searched.
+///
+/// With --in, only the files named are searched, and every kind of evidence comes from them: a
+/// folder or file (relative to --root, or an absolute path inside it), or a glob.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json"
+    after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json\n  cast find \"retry a request\" --files --in src/http --in '*.rs'"
 )]
 pub struct Args {
     /// What to look for: words, or an identifier.
@@ -47,6 +52,11 @@ pub struct Args {
     /// Rank files instead of symbols.
     #[arg(long)]
     files: bool,
+    /// Search only these files: a folder or file (`src/http`, relative to --root) or a glob
+    /// (`*.rs`, `tests/test_*.py`, `/docs/**`: `*` stays within a folder, `**` crosses folders,
+    /// a glob matches at any depth unless it starts with `/`). Repeat to search several.
+    #[arg(long = "in", value_name = "PATH|GLOB")]
+    within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
     /// One JSON object per hit, with each score.
@@ -55,6 +65,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
+    let within = scope_patterns(&args.root, &args.within);
+    let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
     if args.index.db.is_none()
         && let Some(answered) = crate::serve::ask(
@@ -64,6 +76,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 top: args.top,
                 files: args.files,
                 json: args.json,
+                within,
             },
         )
     {
@@ -75,7 +88,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         FindMode::Symbols
     };
     let found = crate::index::query(&args.root, args.index, |index| {
-        Ok(index.find_with(&args.query, args.top.max(1), mode)?)
+        Ok(index.find_in(&args.query, args.top.max(1), mode, &scope)?)
     })?;
     let exit = write(&found, args.json, out)?;
     if let Some(note) = nothing_note(&found, &args.query) {
@@ -84,9 +97,31 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
+/// `--in` patterns relative to `root`: an absolute path inside the root is made relative to it
+/// (an absolute path outside it is left for [`Scope::new`] to refuse).
+pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> Vec<String> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    within
+        .iter()
+        .map(|p| {
+            let path = Path::new(p);
+            if !path.is_absolute() {
+                return p.clone();
+            }
+            match std::fs::canonicalize(path) {
+                Ok(real) if real == root => ".".to_owned(),
+                Ok(real) if real.starts_with(&root) => cast_workspace::relative(&root, &real),
+                _ => p.clone(),
+            }
+        })
+        .collect()
+}
+
 /// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).
 pub(crate) fn nothing_note(found: &Found, query: &str) -> Option<String> {
-    let advice = if found.searched.files == 0 {
+    let advice = if found.searched.files == 0 && !found.scope.is_empty() {
+        "check the --in paths (relative to --root)"
+    } else if found.searched.files == 0 {
         "is --root the folder of a code base?"
     } else {
         "try other words, or `cast grep` for exact text"

@@ -88,6 +88,9 @@ pub(crate) enum Asked {
         top: usize,
         files: bool,
         json: bool,
+        /// `--in`, relative to the root.
+        #[serde(default)]
+        within: Vec<String>,
     },
     /// `cast map` without a trace; `root_name` is the root as the command was given it (the
     /// map's header shows it).
@@ -391,14 +394,21 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
             top,
             files,
             json,
+            within,
         } => {
             let mode = if files {
                 FindMode::Files
             } else {
                 FindMode::Symbols
             };
-            kept.query(root, |index| index.find_with(&query, top.max(1), mode))
-                .map_err(index_err)
+            cast_workspace::Scope::new(&within)
+                .context("--in")
+                .and_then(|scope| {
+                    kept.query(root, |index| {
+                        index.find_in(&query, top.max(1), mode, &scope)
+                    })
+                    .map_err(index_err)
+                })
                 .and_then(|found| {
                     note = crate::find::nothing_note(&found, &query);
                     Ok(crate::find::write(&found, json, &mut out)?)

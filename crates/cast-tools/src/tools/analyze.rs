@@ -207,6 +207,9 @@ pub struct FindSymbolParams {
     pub top: Option<usize>,
     /// true: rank files (where to look for a task); false (default): classes and functions.
     pub files: Option<bool>,
+    /// Search only these: folders or files relative to the workspace root (`src/http`) or globs
+    /// (`*.rs`, `tests/test_*.py`). Default: the whole workspace.
+    pub paths: Option<Vec<String>>,
 }
 
 /// `find_symbol`: relevance search over the index.
@@ -226,8 +229,24 @@ impl TypedTool for FindSymbol {
             FindMode::Symbols
         };
         let top = p.top.unwrap_or(10).clamp(1, 100);
+        let mut within = Vec::new();
+        for path in p.paths.unwrap_or_default() {
+            // An absolute path is taken as the workspace names it (and refused outside it).
+            if std::path::Path::new(&path).is_absolute() && !path.contains(['*', '?', '[', '{']) {
+                within.push(ctx.workspace.resolve(&path, Access::Read)?.rel);
+            } else {
+                within.push(path);
+            }
+        }
+        let scope = match cast_analyzer::Scope::new(&within) {
+            Ok(scope) => scope,
+            Err(e) => {
+                let text = format!("paths: {e}");
+                return Ok(ToolOutput::refused(text.clone(), json!({"error": text})));
+            }
+        };
         match query_index(ctx, Self::NAME, |index| {
-            index.find_with(&p.query, top, mode)
+            index.find_in(&p.query, top, mode, &scope)
         })? {
             Ok(found) => {
                 let text = match found.nothing_found(&p.query) {

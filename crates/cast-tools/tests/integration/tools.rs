@@ -352,3 +352,59 @@ fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
         "{found:?}"
     );
 }
+
+#[test]
+fn find_symbol_searches_only_the_paths_given() {
+    let (dir, ctx, registry) = workspace();
+    std::fs::create_dir(dir.path().join("billing")).unwrap();
+    std::fs::write(
+        dir.path().join("billing/invoice.py"),
+        "def parse_invoice(text):\n    \"\"\"Parse an invoice.\"\"\"\n    return text\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("importer.py"),
+        "def parse_invoice_row(row):\n    \"\"\"Parse one invoice row.\"\"\"\n    return row\n",
+    )
+    .unwrap();
+    let find = |paths: serde_json::Value| {
+        registry
+            .call(
+                &ctx,
+                "find_symbol",
+                json!({"query": "parse an invoice", "paths": paths}),
+            )
+            .unwrap()
+    };
+    let both = find(json!([]));
+    assert!(both.text.contains("parse_invoice_row") && both.text.contains("billing/invoice.py"));
+    let absolute = dir.path().join("billing").display().to_string();
+    for paths in [
+        json!(["billing"]),
+        json!([absolute]),
+        json!(["billing/*.py"]),
+    ] {
+        let out = find(paths.clone());
+        assert_eq!(out.status, Status::Ok, "{paths}: {}", out.text);
+        assert!(
+            out.text.contains("billing/invoice.py"),
+            "{paths}: {}",
+            out.text
+        );
+        assert!(!out.text.contains("importer.py"), "{paths}: {}", out.text);
+    }
+    // A path outside the workspace is refused as every tool refuses it; a bad glob is refused
+    // with what is wrong, and nothing is searched.
+    assert!(
+        registry
+            .call(
+                &ctx,
+                "find_symbol",
+                json!({"query": "invoice", "paths": ["/etc"]})
+            )
+            .is_err()
+    );
+    let out = find(json!(["billing/{a"]));
+    assert_eq!(out.status, Status::Refused);
+    assert!(out.text.contains("not a valid glob"), "{}", out.text);
+}
