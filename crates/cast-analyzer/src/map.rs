@@ -115,6 +115,8 @@ pub struct LogicMap {
     pub root: String,
     pub files_total: usize,
     pub symbols_total: usize,
+    /// The shown files: in path order, or with a focus the task's files first (its best files,
+    /// then the files of its best symbols), the rest in path order.
     pub files: Vec<MapFile>,
     pub omitted_files: usize,
     pub omitted_symbols: usize,
@@ -196,11 +198,7 @@ impl LogicMap {
     /// The map as a model reads it.
     pub fn render(&self) -> String {
         let mut out = self.header();
-        let mut by_dir: BTreeMap<&str, Vec<&MapFile>> = BTreeMap::new();
-        for f in &self.files {
-            by_dir.entry(dir_of(&f.path)).or_default().push(f);
-        }
-        for (dir, files) in by_dir {
+        for (dir, files) in self.folders() {
             out.push_str(if dir.is_empty() { "./" } else { dir });
             if !dir.is_empty() {
                 out.push('/');
@@ -250,6 +248,29 @@ impl LogicMap {
             ));
         }
         out
+    }
+
+    /// The shown files by folder: in path order, or in a focused map in the order of
+    /// [`LogicMap::files`] (the task's files first), each folder where its first file is.
+    fn folders(&self) -> Vec<(&str, Vec<&MapFile>)> {
+        if self.focus.is_none() {
+            let mut by_dir: BTreeMap<&str, Vec<&MapFile>> = BTreeMap::new();
+            for f in &self.files {
+                by_dir.entry(dir_of(&f.path)).or_default().push(f);
+            }
+            return by_dir.into_iter().collect();
+        }
+        let mut folders: Vec<(&str, Vec<&MapFile>)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for f in &self.files {
+            let dir = dir_of(&f.path);
+            let i = *at.entry(dir).or_insert_with(|| {
+                folders.push((dir, Vec::new()));
+                folders.len() - 1
+            });
+            folders[i].1.push(f);
+        }
+        folders
     }
 
     fn header(&self) -> String {
@@ -728,12 +749,23 @@ impl Index {
             .collect();
         // Focused: the task's best symbols, then the key symbols of its best files.
         let mut focus_files: Vec<i64> = Vec::new();
+        // The task's files in the order they are shown: its best files, then the files of its
+        // best symbols.
+        let mut focus_order: Vec<i64> = Vec::new();
         if let Some(task) = options.focus.as_deref().filter(|t| !t.trim().is_empty()) {
             let (syms, files) = match self.focus(task, FOCUS_SYMBOLS, FOCUS_FILES) {
                 Ok(found) => found,
                 Err(crate::AnalyzerError::EmptyQuery) => (Vec::new(), Vec::new()),
                 Err(e) => return Err(e),
             };
+            focus_order.extend(&files);
+            for id in &syms {
+                if let Some(info) = self.sym_info(*id)?
+                    && !focus_order.contains(&info.file_id)
+                {
+                    focus_order.push(info.file_id);
+                }
+            }
             first.extend(syms);
             for f in &files {
                 let mut in_file: Vec<(i64, f64)> = self
@@ -988,12 +1020,25 @@ impl Index {
             }
         }
         let shown_paths: HashSet<String> = shown_files.values().map(|f| f.path.clone()).collect();
-        let mut out_files: Vec<MapFile> = shown_files.into_values().collect();
-        for f in &mut out_files {
+        let mut out_files: Vec<(i64, MapFile)> = shown_files.into_iter().collect();
+        for (_, f) in &mut out_files {
             f.symbols.sort_by_key(|s| s.line);
             f.imports.retain(|p| shown_paths.contains(p));
         }
-        out_files.sort_by(|a, b| a.path.cmp(&b.path));
+        // A focused map shows the task's files first (a reader starts at the top), the rest in
+        // path order.
+        let shown_at = |id: i64| {
+            focus_order
+                .iter()
+                .position(|f| *f == id)
+                .unwrap_or(usize::MAX)
+        };
+        out_files.sort_by(|(ia, a), (ib, b)| {
+            shown_at(*ia)
+                .cmp(&shown_at(*ib))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        let out_files: Vec<MapFile> = out_files.into_iter().map(|(_, f)| f).collect();
         let candidate_files = files.values().filter(|f| allowed(f.id)).count();
         let candidate_syms = if traced { calls.len() } else { symbols_total };
         let shown_sym_count = out_files.iter().map(|f| f.symbols.len()).sum::<usize>();

@@ -823,6 +823,34 @@ fn a_focused_map_shows_the_task_first() {
     let text = map.render();
     assert!(text.contains("def line(item, qty)"), "{text}");
     assert!(text.contains("for the task first"), "{text}");
+    // With room for every file, the task's file is still shown first, its folder before the
+    // root's (which comes first in path order, as in the map without a focus).
+    let map = |focus: Option<&str>| {
+        index
+            .map(&MapOptions {
+                budget: 2000,
+                trace: None,
+                focus: focus.map(str::to_owned),
+                root_name: None,
+            })
+            .unwrap()
+    };
+    let (focused, plain) = (
+        map(Some("one line of text per item in a report")),
+        map(None),
+    );
+    assert_eq!(focused.files.len(), plain.files.len());
+    assert_eq!(focused.files[0].path, "inventory/report.py");
+    assert_eq!(plain.files[0].path, "inventory/__init__.py");
+    let folders = |m: &cast_analyzer::LogicMap| -> Vec<String> {
+        m.render()
+            .lines()
+            .filter(|l| l.ends_with('/'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(folders(&focused), ["inventory/", "./"]);
+    assert_eq!(folders(&plain), ["./", "inventory/"]);
 }
 
 #[test]
