@@ -66,6 +66,11 @@ Metrics per repository, per role and overall: Acc@k — a task counts when *ever
 among the top k (as SWE-bench localisation reports it: SweRank, LocAgent), for k = 1, 5, 10;
 MRR — the mean of 1 / rank of the first answer file (0 when not in the top 10 for cast, top
 100 for BM25, so it is cut at 10 for both); and the median latency of the cast query process.
+
+With --map, the first thing an agent reads is measured too: `cast map TREE --focus QUERY --db
+TMP --no-refresh` at the default budget (2,000 tokens), on the same index. Per group: how often
+it shows every answer file, and some answer file, and the median line (counted from the top of
+the map, its header line 1) of the first answer file shown, over the tasks where one is.
 """
 from __future__ import annotations
 
@@ -387,6 +392,36 @@ def cast_rank(cast: str, tree: Path, db: Path, query: str, mode: str) -> tuple[l
 
 # ---- metrics ----------------------------------------------------------------------------------
 
+def map_shows(cast: str, tree: Path, db: Path, query: str, answer: list[str]) -> dict:
+    """Where the focused map shows the answer files: all shown, any shown, first line."""
+    p = subprocess.run([cast, "map", str(tree), "--focus", query, "--db", str(db), "--no-refresh"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if p.returncode != 0:
+        raise RuntimeError(f"cast map {tree}: {p.stderr.decode()[-1000:]}")
+    folder = ""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(p.stdout.decode().splitlines(), 1):
+        if number == 1 or line.startswith("… ") or not line.strip():
+            continue
+        if not line.startswith(" ") and line.endswith("/"):
+            folder = "" if line == "./" else line
+        elif line.startswith("  ") and not line.startswith("   "):
+            name = line.strip().split(" ")[0]
+            lines.setdefault(folder + name, number)
+    shown = [lines[a] for a in answer if a in lines]
+    return {"all": len(shown) == len(answer), "any": bool(shown), "first_line": min(shown, default=None)}
+
+
+def summarise_map(rows: list[dict]) -> str:
+    maps = [r["map"] for r in rows if "map" in r]
+    if not maps:
+        return ""
+    first = [m["first_line"] for m in maps if m["first_line"] is not None]
+    line = f"{statistics.median(first):5.0f}" if first else "    -"
+    return (f" | map: every answer {sum(m['all'] for m in maps) / len(maps) * 100:5.1f} %, "
+            f"some {sum(m['any'] for m in maps) / len(maps) * 100:5.1f} %, first at line {line}")
+
+
 def score(ranked: list[str], answer: list[str]) -> dict:
     pos = {p: i + 1 for i, p in enumerate(ranked[:10])}
     ranks = [pos.get(a) for a in answer]
@@ -419,6 +454,8 @@ def main() -> int:
     ap.add_argument("--no-history", action="store_true",
                     help="search exported trees without their git history (as before history was used)")
     ap.add_argument("--tasks-only", action="store_true", help="print the tasks of dev repositories and stop")
+    ap.add_argument("--map", action="store_true",
+                    help="also measure where `cast map --focus QUERY` shows the answer files")
     args = ap.parse_args()
     mode = args.mode
     if mode == "auto":
@@ -446,8 +483,11 @@ def main() -> int:
             bm25 = Bm25(tree).rank(t["query"])
             with tempfile.TemporaryDirectory(prefix="cast-loc-") as tmp:
                 ranked, t_index, t_query = cast_rank(args.cast, tree, Path(tmp) / "index.sqlite", t["query"], mode)
+                shown = map_shows(args.cast, tree, Path(tmp) / "index.sqlite", t["query"], t["answer"]) if args.map else None
             row = {**t, "role": role, "bm25": score(bm25, t["answer"]), "cast": score(ranked, t["answer"]),
                    "cast_top": ranked[:10], "bm25_top": bm25[:10], "index_s": t_index, "query_s": t_query}
+            if shown is not None:
+                row["map"] = shown
             results.append(row)
             if args.misses and role == "dev" and not row["cast"]["acc@5"]:
                 print(f"  miss {t['commit'][:10]} {t['query'][:110]!r}\n     answer {t['answer']}\n     cast   {ranked[:5]}\n     bm25   {bm25[:5]}")
@@ -461,7 +501,8 @@ def main() -> int:
         if not rows:
             continue
         lat = statistics.median(r["query_s"] for r in rows) * 1000
-        print(f"{name:30} {len(rows):4} | {summarise(rows, 'bm25'):27} | {summarise(rows, 'cast'):27} | {lat:6.0f} ms")
+        print(f"{name:30} {len(rows):4} | {summarise(rows, 'bm25'):27} | {summarise(rows, 'cast'):27} | {lat:6.0f} ms"
+              f"{summarise_map(rows)}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
     if args.json:
         args.json.write_text("\n".join(json.dumps(r) for r in results) + "\n")
