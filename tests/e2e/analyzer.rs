@@ -250,6 +250,14 @@ fn find_in_searches_only_the_files_named() {
     // Several patterns: a file is in when any names it.
     let hits = json_lines(&find(&["--in", "shop/cart.py", "--in", "shop/pricing.py"]).stdout);
     assert!(hits.iter().any(|h| h["path"] == "shop/pricing.py"));
+    // `!` leaves a file out, here the best one: the rest of the tree is searched.
+    let hits = json_lines(&find(&["--in", "!shop/pricing.py"]).stdout);
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().all(|h| h["path"] != "shop/pricing.py"),
+        "{hits:?}"
+    );
+    assert!(hits.iter().any(|h| h["path"] == "shop/cart.py"), "{hits:?}");
     // A folder with no source: nothing, and the note says why and what to check.
     cast()
         .args([

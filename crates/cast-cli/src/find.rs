@@ -34,10 +34,11 @@ use crate::{Exit, Out};
 /// many files and symbols were searched.
 ///
 /// With --in, only the files named are searched, and every kind of evidence comes from them: a
-/// folder or file (relative to --root, or an absolute path inside it), or a glob.
+/// folder or file (relative to --root, or an absolute path inside it), or a glob; `!` before one
+/// leaves it out of the rest.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json\n  cast find \"retry a request\" --files --in src/http --in '*.rs'"
+    after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json\n  cast find \"retry a request\" --files --in src/http --in '!src/http/tests'"
 )]
 pub struct Args {
     /// What to look for: words, or an identifier.
@@ -54,7 +55,8 @@ pub struct Args {
     files: bool,
     /// Search only these files: a folder or file (`src/http`, relative to --root) or a glob
     /// (`*.rs`, `tests/test_*.py`, `/docs/**`: `*` stays within a folder, `**` crosses folders,
-    /// a glob matches at any depth unless it starts with `/`). Repeat to search several.
+    /// a glob matches at any depth unless it starts with `/`); after `!`, leave them out
+    /// (`!tests`, `!*_pb2.py`). Repeat to name several.
     #[arg(long = "in", value_name = "PATH|GLOB")]
     within: Vec<String>,
     #[command(flatten)]
@@ -97,20 +99,26 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-/// `--in` patterns relative to `root`: an absolute path inside the root is made relative to it
-/// (an absolute path outside it is left for [`Scope::new`] to refuse).
+/// `--in` patterns relative to `root`: an absolute path inside the root (after `!` or not) is
+/// made relative to it (an absolute path outside it is left for [`Scope::new`] to refuse).
 pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> Vec<String> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     within
         .iter()
         .map(|p| {
-            let path = Path::new(p);
+            let (not, given) = match p.strip_prefix('!') {
+                Some(rest) => ("!", rest),
+                None => ("", p.as_str()),
+            };
+            let path = Path::new(given);
             if !path.is_absolute() {
                 return p.clone();
             }
             match std::fs::canonicalize(path) {
-                Ok(real) if real == root => ".".to_owned(),
-                Ok(real) if real.starts_with(&root) => cast_workspace::relative(&root, &real),
+                Ok(real) if real == root => format!("{not}."),
+                Ok(real) if real.starts_with(&root) => {
+                    format!("{not}{}", cast_workspace::relative(&root, &real))
+                }
                 _ => p.clone(),
             }
         })

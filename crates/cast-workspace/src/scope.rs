@@ -1,8 +1,8 @@
 //! Which files of a tree a command covers: folders, files and globs, named relative to the root.
 //!
 //! One rule for file patterns across CAST ([`compile_glob`]: `cast glob`, `cast grep --glob`,
-//! `cast find --in`), and a [`Scope`] of several patterns that a path is in when any of them
-//! matches it.
+//! `cast find --in`), and a [`Scope`] of several patterns that a path is in when one of them
+//! matches it and none of its exclusions (`!tests`) does.
 
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -33,8 +33,9 @@ pub enum ScopeError {
 
 /// Some of a tree's files, by patterns relative to its root: a folder (`src/http`: everything
 /// under it), a file (`src/app.py`), or a glob (see [`compile_glob`]: `*.rs`, `/docs/**`,
-/// `tests/test_*.py`). A path is in the scope when any pattern matches it; no pattern, or `.`,
-/// is the whole tree.
+/// `tests/test_*.py`); a pattern after `!` excludes what it names (`!tests`, `!*_pb2.py`). A
+/// path is in the scope when a pattern names it (or there are only exclusions) and no exclusion
+/// does; no pattern, or `.`, is the whole tree.
 ///
 /// ```
 /// use cast_workspace::Scope;
@@ -43,26 +44,49 @@ pub enum ScopeError {
 /// assert!(scope.contains("src/http/client.py"));
 /// assert!(scope.contains("docs/guide.md"));
 /// assert!(!scope.contains("src/httpx.py"));
+/// let no_tests = Scope::new(["!tests", "!test_*.py"])?;
+/// assert!(no_tests.contains("src/app.py"));
+/// assert!(!no_tests.contains("tests/conftest.py"));
+/// assert!(!no_tests.contains("src/test_app.py"));
 /// assert!(Scope::new(["."])?.is_whole_tree());
 /// # Ok::<(), cast_workspace::ScopeError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
+    included: Patterns,
+    excluded: Patterns,
+    /// The patterns as given, for messages.
+    patterns: Vec<String>,
+}
+
+/// Folders, files and globs; `whole` when one of them is the root itself.
+#[derive(Debug, Clone, Default)]
+struct Patterns {
     /// Folders and files, without a trailing `/`.
     paths: Vec<String>,
     globs: Vec<GlobMatcher>,
-    /// The patterns as given, for messages.
-    patterns: Vec<String>,
     whole: bool,
+}
+
+impl Patterns {
+    fn is_empty(&self) -> bool {
+        !self.whole && self.paths.is_empty() && self.globs.is_empty()
+    }
+
+    fn matches(&self, rel: &str) -> bool {
+        self.whole
+            || self.paths.iter().any(|p| {
+                rel.strip_prefix(p.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            || self.globs.iter().any(|g| g.is_match(rel))
+    }
 }
 
 impl Scope {
     /// The whole tree.
     pub fn whole_tree() -> Scope {
-        Scope {
-            whole: true,
-            ..Scope::default()
-        }
+        Scope::default()
     }
 
     /// The files `patterns` name. Paths use `/`; a leading `./` and a trailing `/` are ignored.
@@ -73,20 +97,24 @@ impl Scope {
     {
         let mut scope = Scope::default();
         for pattern in patterns {
-            let given = pattern.as_ref();
-            scope.patterns.push(given.to_owned());
+            let written = pattern.as_ref();
+            scope.patterns.push(written.to_owned());
+            let (given, into) = match written.strip_prefix('!') {
+                Some(rest) => (rest, &mut scope.excluded),
+                None => (written, &mut scope.included),
+            };
             let outside = || ScopeError::OutsideRoot {
-                pattern: given.to_owned(),
+                pattern: written.to_owned(),
             };
             if given.split('/').any(|part| part == "..") {
                 return Err(outside());
             }
             if given.contains(['*', '?', '[', '{']) {
                 let glob = compile_glob(given).map_err(|e| ScopeError::InvalidGlob {
-                    pattern: given.to_owned(),
+                    pattern: written.to_owned(),
                     message: e.kind().to_string(),
                 })?;
-                scope.globs.push(glob);
+                into.globs.push(glob);
                 continue;
             }
             // A plain path names a file or a folder; `/` or `.` alone, the root itself.
@@ -99,30 +127,22 @@ impl Scope {
             }
             let path = path.trim_end_matches('/');
             if path.is_empty() || path == "." {
-                scope.whole = true;
+                into.whole = true;
             } else {
-                scope.paths.push(path.to_owned());
+                into.paths.push(path.to_owned());
             }
-        }
-        if scope.patterns.is_empty() {
-            scope.whole = true;
         }
         Ok(scope)
     }
 
     /// Whether every file of the tree is in the scope.
     pub fn is_whole_tree(&self) -> bool {
-        self.whole
+        self.excluded.is_empty() && (self.included.whole || self.included.is_empty())
     }
 
     /// Whether `rel`, a path relative to the root with `/` between its parts, is in the scope.
     pub fn contains(&self, rel: &str) -> bool {
-        self.whole
-            || self.paths.iter().any(|p| {
-                rel.strip_prefix(p.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
-            || self.globs.iter().any(|g| g.is_match(rel))
+        (self.included.is_empty() || self.included.matches(rel)) && !self.excluded.matches(rel)
     }
 
     /// The patterns as given, in order.
@@ -169,6 +189,26 @@ mod tests {
             assert!(scope.contains("any/file.py"));
         }
         assert!(Scope::whole_tree().contains("x"));
+    }
+
+    #[test]
+    fn exclusions_take_out_what_they_name() {
+        let scope = Scope::new(["src", "!src/vendor", "!*_pb2.py"]).unwrap();
+        assert!(scope.contains("src/app.py"));
+        assert!(!scope.contains("src/vendor/lib.py"));
+        assert!(!scope.contains("src/api_pb2.py"));
+        assert!(!scope.contains("docs/conf.py"));
+        assert!(!scope.is_whole_tree());
+        // Exclusions alone: the rest of the tree.
+        let scope = Scope::new(["!tests"]).unwrap();
+        assert!(scope.contains("src/app.py") && !scope.contains("tests/test_app.py"));
+        assert!(!scope.is_whole_tree());
+        // Excluding the root leaves nothing.
+        assert!(!Scope::new(["!."]).unwrap().contains("src/app.py"));
+        for bad in ["!../x", "!/etc"] {
+            let err = Scope::new([bad]).unwrap_err();
+            assert!(err.to_string().contains(bad), "{err}");
+        }
     }
 
     #[test]

@@ -208,7 +208,8 @@ pub struct FindSymbolParams {
     /// true: rank files (where to look for a task); false (default): classes and functions.
     pub files: Option<bool>,
     /// Search only these: folders or files relative to the workspace root (`src/http`) or globs
-    /// (`*.rs`, `tests/test_*.py`). Default: the whole workspace.
+    /// (`*.rs`, `tests/test_*.py`); `!` before one leaves it out (`!tests`). Default: the whole
+    /// workspace.
     pub paths: Option<Vec<String>>,
 }
 
@@ -232,8 +233,13 @@ impl TypedTool for FindSymbol {
         let mut within = Vec::new();
         for path in p.paths.unwrap_or_default() {
             // An absolute path is taken as the workspace names it (and refused outside it).
-            if std::path::Path::new(&path).is_absolute() && !path.contains(['*', '?', '[', '{']) {
-                within.push(ctx.workspace.resolve(&path, Access::Read)?.rel);
+            let (not, given) = match path.strip_prefix('!') {
+                Some(rest) => ("!", rest),
+                None => ("", path.as_str()),
+            };
+            if std::path::Path::new(given).is_absolute() && !given.contains(['*', '?', '[', '{']) {
+                let rel = ctx.workspace.resolve(given, Access::Read)?.rel;
+                within.push(format!("{not}{rel}"));
             } else {
                 within.push(path);
             }

@@ -379,10 +379,13 @@ fn find_symbol_searches_only_the_paths_given() {
     let both = find(json!([]));
     assert!(both.text.contains("parse_invoice_row") && both.text.contains("billing/invoice.py"));
     let absolute = dir.path().join("billing").display().to_string();
+    let absolute_importer = format!("!{}", dir.path().join("importer.py").display());
     for paths in [
         json!(["billing"]),
         json!([absolute]),
         json!(["billing/*.py"]),
+        json!(["!importer.py"]),
+        json!([absolute_importer]),
     ] {
         let out = find(paths.clone());
         assert_eq!(out.status, Status::Ok, "{paths}: {}", out.text);
