@@ -43,15 +43,20 @@ impl Drop for Server {
     }
 }
 
+/// Lets `cmd` ask a running server, or keeps it from asking (`CAST_NO_SERVER`).
+fn asking_a_server(cmd: &mut assert_cmd::Command, ask: bool) {
+    if ask {
+        cmd.env_remove("CAST_NO_SERVER");
+    } else {
+        cmd.env("CAST_NO_SERVER", "1");
+    }
+}
+
 /// `cast find QUERY --root ROOT --json`, asking a server unless `alone`: stdout and exit code.
 fn find(root: &Path, query: &str, alone: bool) -> (String, i32) {
     let mut cmd = cast();
     cmd.args(["find", query, "--json", "--root"]).arg(root);
-    if alone {
-        cmd.env("CAST_NO_SERVER", "1");
-    } else {
-        cmd.env_remove("CAST_NO_SERVER");
-    }
+    asking_a_server(&mut cmd, !alone);
     let out = cmd.output().unwrap();
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -80,11 +85,7 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
             "--root",
         ])
         .arg(root);
-        if alone {
-            cmd.env("CAST_NO_SERVER", "1");
-        } else {
-            cmd.env_remove("CAST_NO_SERVER");
-        }
+        asking_a_server(&mut cmd, !alone);
         String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
     };
     let alone = within(true);
@@ -98,11 +99,7 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         let mut cmd = cast();
         cmd.args(["find", "zzz nothing like this", "--root"])
             .arg(root);
-        if alone {
-            cmd.env("CAST_NO_SERVER", "1");
-        } else {
-            cmd.env_remove("CAST_NO_SERVER");
-        }
+        asking_a_server(&mut cmd, !alone);
         String::from_utf8_lossy(&cmd.output().unwrap().stderr).into_owned()
     };
     let alone = said(true);
@@ -124,11 +121,7 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         let run = |alone: bool| {
             let mut cmd = cast();
             cmd.current_dir(root).args(args);
-            if alone {
-                cmd.env("CAST_NO_SERVER", "1");
-            } else {
-                cmd.env_remove("CAST_NO_SERVER");
-            }
+            asking_a_server(&mut cmd, !alone);
             cmd.output().unwrap()
         };
         let (served, alone) = (run(false), run(true));
