@@ -117,6 +117,7 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
             "300",
         ],
         &["map", ".", "--json"],
+        &["map", ".", "--in", "shop", "--in", "!shop/pricing.py"],
     ] {
         let run = |alone: bool| {
             let mut cmd = cast();

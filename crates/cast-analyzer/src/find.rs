@@ -680,9 +680,9 @@ pub(crate) enum RankedTable {
 }
 
 /// The files and symbols of a [`Scope`], by id.
-struct InScope {
-    files: FxHashSet<i64>,
-    symbols: FxHashSet<i64>,
+pub(crate) struct InScope {
+    pub(crate) files: FxHashSet<i64>,
+    pub(crate) symbols: FxHashSet<i64>,
 }
 
 impl InScope {
@@ -690,7 +690,7 @@ impl InScope {
     /// lookup per file.
     const LOOKUPS: usize = 2000;
 
-    fn of(conn: &rusqlite::Connection, scope: &Scope) -> rusqlite::Result<InScope> {
+    pub(crate) fn of(conn: &rusqlite::Connection, scope: &Scope) -> rusqlite::Result<InScope> {
         let mut files = FxHashSet::default();
         let mut stmt =
             conn.prepare_cached(&format!("SELECT id, path FROM files WHERE {PARSED_FILES}"))?;
@@ -834,9 +834,10 @@ impl Index {
         task: &str,
         symbols: usize,
         files: usize,
+        in_scope: Option<&InScope>,
     ) -> Result<(Vec<i64>, Vec<i64>)> {
-        let (ev, priors) = self.prepare(task, None)?;
-        let ranked_files = self.rank_files(&ev, &priors, None)?;
+        let (ev, priors) = self.prepare(task, in_scope)?;
+        let ranked_files = self.rank_files(&ev, &priors, in_scope)?;
         let ranked_syms = self.rank_symbols(&ev, &priors)?;
         Ok((
             ranked_syms

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cast_parser::{SourceText, SymbolKind, SyntaxError};
+use cast_workspace::Scope;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::find::RankedTable;
+use crate::find::{InScope, RankedTable};
 use crate::index::{Index, kind_of};
 use crate::resolve::{decode_deps_raw, decode_edges_raw};
 use crate::store::{self, db_err};
@@ -40,6 +41,9 @@ pub struct MapOptions {
     /// How the map's header names the root (the budget counts it); `None`: as the index was
     /// opened. A server that opened it once answers in the words each asker used.
     pub root_name: Option<String>,
+    /// The part of the tree mapped (`src/http`, `!tests`): its files, ranked and focused among
+    /// themselves, with the counts of the header theirs.
+    pub scope: Scope,
 }
 
 impl Default for MapOptions {
@@ -49,6 +53,7 @@ impl Default for MapOptions {
             trace: None,
             focus: None,
             root_name: None,
+            scope: Scope::whole_tree(),
         }
     }
 }
@@ -131,6 +136,9 @@ pub struct LogicMap {
     pub unparsed_total: usize,
     /// The task the map is focused on, if any.
     pub focus: Option<String>,
+    /// The patterns of the part of the tree mapped ([`MapOptions::scope`]); empty: all of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<String>,
 }
 
 /// How many files that do not parse the map names.
@@ -282,8 +290,13 @@ impl LogicMap {
                 self.files_total
             )
         } else {
+            let within = if self.scope.is_empty() {
+                String::new()
+            } else {
+                format!(" (in {})", self.scope.join(", "))
+            };
             format!(
-                "Logic map of {}: {} files, {} symbols; key symbols {} (line, signature); → imports\n",
+                "Logic map of {}{within}: {} files, {} symbols; key symbols {} (line, signature); → imports\n",
                 self.root,
                 self.files_total,
                 self.symbols_total,
@@ -633,8 +646,10 @@ impl Index {
 
     /// The files flagged as not parsing (by path), each parsed again for its first error, at
     /// most [`MAX_UNPARSED`]; and how many are flagged.
-    fn unparsed_files(&self) -> Result<(Vec<UnparsedFile>, usize)> {
-        let files = store::unparsed_files(&self.conn).map_err(db_err(&self.db_path))?;
+    /// The files of `scope` that do not parse: the first [`MAX_UNPARSED`], and how many.
+    fn unparsed_files(&self, scope: &Scope) -> Result<(Vec<UnparsedFile>, usize)> {
+        let mut files = store::unparsed_files(&self.conn).map_err(db_err(&self.db_path))?;
+        files.retain(|(path, _)| scope.contains(path));
         let total = files.len();
         let mut out = Vec::new();
         for (path, stored) in files.into_iter().take(MAX_UNPARSED) {
@@ -665,14 +680,21 @@ impl Index {
         let files = self
             .memo
             .get_with(&self.conn, "map:files", &err, || self.map_files())?;
-        let (unparsed, unparsed_total) = self.unparsed_files()?;
+        let (unparsed, unparsed_total) = self.unparsed_files(&options.scope)?;
         let file_ranks = self.stored_ranks(RankedTable::Files)?;
         let sym_ranks = self.stored_ranks(RankedTable::Symbols)?;
         // As counted when the content last changed: counting scans the whole table.
-        let symbols_total = match store::counts(&self.conn).map_err(db_err(&self.db_path))? {
-            Some(counts) => counts.symbols,
-            None => self.stats()?.symbols,
+        let in_scope = if options.scope.is_whole_tree() {
+            None
+        } else {
+            Some(InScope::of(&self.conn, &options.scope).map_err(&err)?)
         };
+        let symbols_total = match (&in_scope, store::counts(&self.conn).map_err(&err)?) {
+            (Some(scope), _) => scope.symbols.len(),
+            (None, Some(counts)) => counts.symbols,
+            (None, None) => self.stats()?.symbols,
+        };
+        let files_total = in_scope.as_ref().map_or(files.len(), |s| s.files.len());
         let root = options
             .root_name
             .clone()
@@ -736,7 +758,10 @@ impl Index {
             }
         }
         let traced = options.trace.is_some();
-        let allowed = |fid: i64| !traced || file_calls.contains_key(&fid);
+        let allowed = |fid: i64| {
+            (!traced || file_calls.contains_key(&fid))
+                && in_scope.as_ref().is_none_or(|s| s.files.contains(&fid))
+        };
 
         // Candidate symbols: those that ran first (by calls), then by rank.
         let mut ran: Vec<(i64, u32)> = calls.iter().map(|(k, v)| (*k, *v)).collect();
@@ -753,11 +778,12 @@ impl Index {
         // best symbols.
         let mut focus_order: Vec<i64> = Vec::new();
         if let Some(task) = options.focus.as_deref().filter(|t| !t.trim().is_empty()) {
-            let (syms, files) = match self.focus(task, FOCUS_SYMBOLS, FOCUS_FILES) {
-                Ok(found) => found,
-                Err(crate::AnalyzerError::EmptyQuery) => (Vec::new(), Vec::new()),
-                Err(e) => return Err(e),
-            };
+            let (syms, files) =
+                match self.focus(task, FOCUS_SYMBOLS, FOCUS_FILES, in_scope.as_ref()) {
+                    Ok(found) => found,
+                    Err(crate::AnalyzerError::EmptyQuery) => (Vec::new(), Vec::new()),
+                    Err(e) => return Err(e),
+                };
             focus_order.extend(&files);
             for id in &syms {
                 if let Some(info) = self.sym_info(*id)?
@@ -815,7 +841,7 @@ impl Index {
         let mut used = estimate_tokens(
             &LogicMap {
                 root: root.clone(),
-                files_total: files.len(),
+                files_total,
                 symbols_total,
                 files: Vec::new(),
                 omitted_files: 1,
@@ -827,6 +853,7 @@ impl Index {
                 unparsed: Vec::new(),
                 unparsed_total: 0,
                 focus: options.focus.clone(),
+                scope: options.scope.patterns().to_vec(),
             }
             .header(),
         ) + 25
@@ -846,7 +873,20 @@ impl Index {
             .as_deref()
             .is_some_and(crate::find::speaks_of_tests);
         let mut asked = first.iter().copied();
-        let mut ranked = sym_ranks.sorted.best_first();
+        // In a scope, its own symbols by rank (ties by id, as `best_first`): a small scope
+        // would otherwise read and skip most of the tree's ranking.
+        let mut ranked: Box<dyn Iterator<Item = i64>> = match &in_scope {
+            Some(scope) => {
+                let mut own: Vec<(i64, f64)> = scope
+                    .symbols
+                    .iter()
+                    .map(|id| (*id, sym_ranks.sorted.get(*id).unwrap_or(0.0)))
+                    .collect();
+                own.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                Box::new(own.into_iter().map(|(id, _)| id))
+            }
+            None => Box::new(sym_ranks.sorted.best_first()),
+        };
         let mut tests: Vec<i64> = Vec::new();
         let mut next_test = 0;
         loop {
@@ -1044,7 +1084,7 @@ impl Index {
         let shown_sym_count = out_files.iter().map(|f| f.symbols.len()).sum::<usize>();
         let mut map = LogicMap {
             root,
-            files_total: files.len(),
+            files_total,
             symbols_total,
             omitted_files: candidate_files.saturating_sub(out_files.len()),
             omitted_symbols: candidate_syms.saturating_sub(shown_sym_count),
@@ -1056,6 +1096,11 @@ impl Index {
             unparsed,
             unparsed_total,
             focus: options.focus.clone(),
+            scope: if in_scope.is_some() {
+                options.scope.patterns().to_vec()
+            } else {
+                Vec::new()
+            },
         };
         map.tokens = estimate_tokens(&map.render());
         Ok(map)

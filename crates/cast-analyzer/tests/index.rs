@@ -269,6 +269,7 @@ fn map_fits_the_budget_with_the_top_ranked_symbols() {
             trace: None,
             focus: None,
             root_name: None,
+            ..MapOptions::default()
         })
         .unwrap();
     assert!(small.tokens <= 110, "{} tokens", small.tokens);
@@ -322,6 +323,7 @@ fn a_map_shows_test_code_after_the_code_unless_the_task_is_about_tests() {
                 trace: None,
                 focus: focus.map(str::to_owned),
                 root_name: None,
+                ..MapOptions::default()
             })
             .unwrap()
     };
@@ -357,6 +359,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
             trace: Some(trace),
             focus: None,
             root_name: None,
+            ..MapOptions::default()
         })
         .unwrap();
     let text = map.render();
@@ -380,6 +383,7 @@ fn a_traceback_marks_what_ran_annotates_the_error_and_prunes_the_rest() {
             trace: Some(parse_trace(log).unwrap()),
             focus: None,
             root_name: None,
+            ..MapOptions::default()
         })
         .unwrap();
     let text = map.render();
@@ -818,6 +822,7 @@ fn a_focused_map_shows_the_task_first() {
             trace: None,
             focus: Some("one line of text per item in a report".into()),
             root_name: None,
+            ..MapOptions::default()
         })
         .unwrap();
     let text = map.render();
@@ -832,6 +837,7 @@ fn a_focused_map_shows_the_task_first() {
                 trace: None,
                 focus: focus.map(str::to_owned),
                 root_name: None,
+                ..MapOptions::default()
             })
             .unwrap()
     };
@@ -851,6 +857,66 @@ fn a_focused_map_shows_the_task_first() {
     };
     assert_eq!(folders(&focused), ["inventory/", "./"]);
     assert_eq!(folders(&plain), ["./", "inventory/"]);
+}
+
+#[test]
+fn a_map_of_part_of_the_tree_shows_only_that_part() {
+    let dir = copy_fixture("inventory");
+    let index = Index::open(dir.path()).unwrap();
+    let map = |patterns: &[&str], focus: Option<&str>| {
+        index
+            .map(&MapOptions {
+                budget: 2000,
+                focus: focus.map(str::to_owned),
+                scope: cast_analyzer::Scope::new(patterns.iter().copied()).unwrap(),
+                ..MapOptions::default()
+            })
+            .unwrap()
+    };
+    let whole = map(&[], None);
+    let part = map(&["inventory", "!inventory/report.py"], None);
+    let paths: Vec<&str> = part.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "inventory/__init__.py",
+            "inventory/models.py",
+            "inventory/store.py"
+        ]
+    );
+    // The header counts the part, and says which it is.
+    assert_eq!(part.files_total, 3);
+    assert!(part.symbols_total < whole.symbols_total);
+    let text = part.render();
+    assert!(
+        text.starts_with("Logic map of ")
+            && text
+                .lines()
+                .next()
+                .unwrap()
+                .contains(" (in inventory, !inventory/report.py): 3 files"),
+        "{text}"
+    );
+    // No import is shown to a file outside it (store.py imports report.py).
+    assert!(
+        text.lines().skip(1).all(|l| !l.contains("report.py")),
+        "{text}"
+    );
+    // Focused within it: the task's best file there comes first, though report.py fits better.
+    let focused = map(
+        &["!inventory/report.py"],
+        Some("one line of text per item in a report"),
+    );
+    assert!(
+        focused
+            .files
+            .iter()
+            .all(|f| f.path != "inventory/report.py")
+    );
+    assert_eq!(whole.scope, Vec::<String>::new());
+    // A part with no indexed file: an empty map that says it has none.
+    let none = map(&["docs"], None);
+    assert!(none.files.is_empty() && none.files_total == 0 && none.symbols_total == 0);
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{LogicMap, MapOptions};
+use cast_analyzer::{LogicMap, MapOptions, Scope};
 
 use crate::{Exit, Out};
 
@@ -19,6 +19,9 @@ use crate::{Exit, Out};
 ///
 /// With --focus TASK, the map is personalised for a task: the files and symbols `cast find`
 /// ranks highest for it come first, then the rest by PageRank, within the same budget.
+///
+/// With --in, only part of the tree is mapped (`--in src/http --in '!src/http/tests'`), from
+/// the index of PATH: its files, ranked and focused among themselves.
 ///
 /// The index (PATH/.cast/index.sqlite) is built or refreshed first (with --no-refresh, only
 /// built when there is none); when `cast serve` runs for the tree, it answers instead, from
@@ -42,6 +45,11 @@ pub struct Args {
     /// ranks them), then the rest by PageRank.
     #[arg(long, value_name = "TASK")]
     focus: Option<String>,
+    /// Map only these files, with the index of PATH: a folder or file (`src/http`, relative to
+    /// PATH) or a glob (`*.rs`, `/docs/**`), as `cast find --in` reads them; after `!`, leave
+    /// them out (`!tests`). Repeat to name several.
+    #[arg(long = "in", value_name = "PATH|GLOB")]
+    within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
     /// One JSON object per file, then a summary.
@@ -73,6 +81,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
+    let within = crate::find::scope_patterns(&args.path, &args.within);
+    let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same map, sooner).
     if trace.is_none()
         && args.index.db.is_none()
@@ -83,6 +93,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
                 focus: args.focus.clone(),
                 root_name: args.path.display().to_string(),
                 json: args.json,
+                within,
             },
         )
     {
@@ -93,6 +104,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         trace,
         focus: args.focus,
         root_name: None,
+        scope,
     };
     let map = crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?))?;
     Ok(write(&map, args.json, out)?)

@@ -99,6 +99,9 @@ pub(crate) enum Asked {
         focus: Option<String>,
         root_name: String,
         json: bool,
+        /// `--in`, relative to the root.
+        #[serde(default)]
+        within: Vec<String>,
     },
 }
 
@@ -419,17 +422,21 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
             focus,
             root_name,
             json,
-        } => {
-            let options = MapOptions {
-                budget,
-                trace: None,
-                focus,
-                root_name: Some(root_name),
-            };
-            kept.query(root, |index| index.map(&options))
-                .map_err(index_err)
-                .and_then(|map| Ok(crate::map::write(&map, json, &mut out)?))
-        }
+            within,
+        } => cast_workspace::Scope::new(&within)
+            .context("--in")
+            .and_then(|scope| {
+                let options = MapOptions {
+                    budget,
+                    trace: None,
+                    focus,
+                    root_name: Some(root_name),
+                    scope,
+                };
+                kept.query(root, |index| index.map(&options))
+                    .map_err(index_err)
+            })
+            .and_then(|map| Ok(crate::map::write(&map, json, &mut out)?)),
     };
     match written {
         Ok(exit) => Reply::Answer {

@@ -63,6 +63,9 @@ pub struct AnalyzeRepositoryParams {
     /// The task at hand, in words: the map then shows the files and symbols the task is about
     /// first, and the rest of the code base by importance.
     pub focus: Option<String>,
+    /// Map only these: folders or files relative to the workspace root (`src/http`) or globs
+    /// (`*.rs`); `!` before one leaves it out (`!tests`). Default: the whole workspace.
+    pub paths: Option<Vec<String>>,
 }
 
 /// `analyze_repository`: the L1 logic map.
@@ -92,11 +95,16 @@ impl TypedTool for AnalyzeRepository {
                 }
             }
         };
+        let scope = match scope_of(ctx, p.paths)? {
+            Ok(scope) => scope,
+            Err(refused) => return Ok(refused),
+        };
         let options = MapOptions {
             budget: p.budget.unwrap_or(MapOptions::default().budget).max(100),
             trace,
             focus: p.focus.filter(|f| !f.trim().is_empty()),
             root_name: None,
+            scope,
         };
         match query_index(ctx, Self::NAME, |index| index.map(&options))? {
             Ok(map) => Ok(ToolOutput::ok(
@@ -124,6 +132,7 @@ pub fn trace_map(ctx: &ToolContext, trace: &str, budget: usize) -> Option<String
         trace: Some(trace),
         focus: None,
         root_name: None,
+        scope: cast_analyzer::Scope::whole_tree(),
     };
     let map = query_index(ctx, AnalyzeRepository::NAME, |index| index.map(&options))
         .ok()?
@@ -213,6 +222,32 @@ pub struct FindSymbolParams {
     pub paths: Option<Vec<String>>,
 }
 
+/// The part of the workspace a `paths` parameter names (see [`cast_analyzer::Scope`]);
+/// `Ok(Err(refusal))` when a pattern is not one. An absolute path is taken as the workspace
+/// names it, and refused outside it as every tool refuses it.
+fn scope_of(
+    ctx: &ToolContext,
+    paths: Option<Vec<String>>,
+) -> Result<Result<cast_analyzer::Scope, ToolOutput>, ToolError> {
+    let mut within = Vec::new();
+    for path in paths.unwrap_or_default() {
+        let (not, given) = match path.strip_prefix('!') {
+            Some(rest) => ("!", rest),
+            None => ("", path.as_str()),
+        };
+        if std::path::Path::new(given).is_absolute() && !given.contains(['*', '?', '[', '{']) {
+            let rel = ctx.workspace.resolve(given, Access::Read)?.rel;
+            within.push(format!("{not}{rel}"));
+        } else {
+            within.push(path);
+        }
+    }
+    Ok(cast_analyzer::Scope::new(&within).map_err(|e| {
+        let text = format!("paths: {e}");
+        ToolOutput::refused(text.clone(), json!({"error": text}))
+    }))
+}
+
 /// `find_symbol`: relevance search over the index.
 #[derive(Debug, Default)]
 pub struct FindSymbol;
@@ -230,26 +265,9 @@ impl TypedTool for FindSymbol {
             FindMode::Symbols
         };
         let top = p.top.unwrap_or(10).clamp(1, 100);
-        let mut within = Vec::new();
-        for path in p.paths.unwrap_or_default() {
-            // An absolute path is taken as the workspace names it (and refused outside it).
-            let (not, given) = match path.strip_prefix('!') {
-                Some(rest) => ("!", rest),
-                None => ("", path.as_str()),
-            };
-            if std::path::Path::new(given).is_absolute() && !given.contains(['*', '?', '[', '{']) {
-                let rel = ctx.workspace.resolve(given, Access::Read)?.rel;
-                within.push(format!("{not}{rel}"));
-            } else {
-                within.push(path);
-            }
-        }
-        let scope = match cast_analyzer::Scope::new(&within) {
+        let scope = match scope_of(ctx, p.paths)? {
             Ok(scope) => scope,
-            Err(e) => {
-                let text = format!("paths: {e}");
-                return Ok(ToolOutput::refused(text.clone(), json!({"error": text})));
-            }
+            Err(refused) => return Ok(refused),
         };
         match query_index(ctx, Self::NAME, |index| {
             index.find_in(&p.query, top, mode, &scope)

@@ -396,6 +396,13 @@ fn find_symbol_searches_only_the_paths_given() {
         );
         assert!(!out.text.contains("importer.py"), "{paths}: {}", out.text);
     }
+    // The map takes the same paths.
+    let map = registry
+        .call(&ctx, "analyze_repository", json!({"paths": ["billing"]}))
+        .unwrap();
+    assert_eq!(map.status, Status::Ok, "{}", map.text);
+    assert!(map.text.contains("(in billing): 1 files"), "{}", map.text);
+    assert!(map.text.contains("invoice.py") && !map.text.contains("importer.py"));
     // A path outside the workspace is refused as every tool refuses it; a bad glob is refused
     // with what is wrong, and nothing is searched.
     assert!(
