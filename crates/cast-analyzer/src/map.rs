@@ -14,7 +14,7 @@ use cast_workspace::Scope;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::find::{InScope, RankedTable};
+use crate::find::{InScope, RankedTable, plural};
 use crate::index::{Index, kind_of};
 use crate::resolve::{decode_deps_raw, decode_edges_raw};
 use crate::store::{self, db_err};
@@ -296,10 +296,12 @@ impl LogicMap {
                 format!(" (in {})", self.scope.join(", "))
             };
             format!(
-                "Logic map of {}{within}: {} files, {} symbols; key symbols {} (line, signature); → imports\n",
+                "Logic map of {}{within}: {} {}, {} {}; key symbols {} (line, signature); → imports\n",
                 self.root,
                 self.files_total,
+                plural(self.files_total, "file", "files"),
                 self.symbols_total,
+                plural(self.symbols_total, "symbol", "symbols"),
                 if self.focus.is_some() {
                     "for the task first, then by PageRank"
                 } else {

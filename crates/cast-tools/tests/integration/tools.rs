@@ -401,7 +401,11 @@ fn find_symbol_searches_only_the_paths_given() {
         .call(&ctx, "analyze_repository", json!({"paths": ["billing"]}))
         .unwrap();
     assert_eq!(map.status, Status::Ok, "{}", map.text);
-    assert!(map.text.contains("(in billing): 1 files"), "{}", map.text);
+    assert!(
+        map.text.contains("(in billing): 1 file, 1 symbol;"),
+        "{}",
+        map.text
+    );
     assert!(map.text.contains("invoice.py") && !map.text.contains("importer.py"));
     // A path outside the workspace is refused as every tool refuses it; a bad glob is refused
     // with what is wrong, and nothing is searched.
