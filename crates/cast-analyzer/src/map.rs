@@ -198,6 +198,20 @@ fn error_line(e: &MapError, depth: usize) -> String {
     )
 }
 
+/// Per file, per calling symbol: each callee, and whether every call to it was found by name
+/// alone.
+type CalleesByFile = HashMap<i64, HashMap<i64, Vec<(i64, bool)>>>;
+
+/// Whether `path` is a file that stands for its package or crate, through which other files'
+/// names are re-exported.
+fn is_package_root(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "__init__.py" | "__init__.pyi" | "lib.rs" | "mod.rs" | "main.rs" | "index.js" | "index.ts"
+    )
+}
+
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
@@ -553,13 +567,31 @@ impl Index {
 
     /// What a symbol calls, resolved to one definition each, highest PageRank first (at most
     /// [`CALLEES`]). The file's edges are decoded once and kept in `cache`.
+    /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank. A call found by
+    /// name alone (`x.rstrip()`, the receiver's type unknown) is shown only when it lands in the
+    /// caller's file or in a file the caller imports: `rstrip` is nearly always `str.rstrip`,
+    /// not the one method of that name the tree defines (`collections.UserString.rstrip`).
     fn callees(
         &self,
-        cache: &mut HashMap<i64, HashMap<i64, Vec<i64>>>,
-        file_id: i64,
+        cache: &mut CalleesByFile,
+        caller: &FileInfo,
+        files: &HashMap<i64, FileInfo>,
         sym: i64,
         ranks: &crate::stored_ranks::SortedRanks,
     ) -> Result<Vec<String>> {
+        let file_id = caller.id;
+        // The caller's file, what it imports, and what the package roots it imports import in
+        // turn (their re-exports: `use crate::Out` names lib.rs, which declares output.rs;
+        // `from pkg import X` names pkg/__init__.py).
+        let sees = |f: i64| {
+            f == file_id
+                || caller.deps.contains(&f)
+                || caller.deps.iter().any(|d| {
+                    files
+                        .get(d)
+                        .is_some_and(|d| is_package_root(&d.path) && d.deps.contains(&f))
+                })
+        };
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob: Option<Vec<u8>> = self
                 .conn
@@ -567,12 +599,15 @@ impl Index {
                 .and_then(|mut st| st.query_row([file_id], |r| r.get(0)).optional())
                 .map_err(db_err(&self.db_path))?
                 .flatten();
-            let mut by_src: HashMap<i64, Vec<i64>> = HashMap::new();
+            // Each callee once, guessed only if every call to it was found by name alone.
+            let mut by_src: HashMap<i64, Vec<(i64, bool)>> = HashMap::new();
             for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {
                 if e.kind == cast_parser::RefKind::Call && e.k == 1 && e.src != e.dst {
+                    let guessed = e.how == crate::resolve::How::Name;
                     let list = by_src.entry(e.src).or_default();
-                    if !list.contains(&e.dst) {
-                        list.push(e.dst);
+                    match list.iter_mut().find(|(d, _)| *d == e.dst) {
+                        Some((_, g)) => *g &= guessed,
+                        None => list.push((e.dst, guessed)),
                     }
                 }
             }
@@ -583,16 +618,23 @@ impl Index {
             .and_then(|m| m.get(&sym))
             .cloned()
             .unwrap_or_default();
-        dsts.sort_by(|a, b| {
+        dsts.sort_by(|(a, _), (b, _)| {
             let ra = ranks.get(*a).unwrap_or(0.0);
             let rb = ranks.get(*b).unwrap_or(0.0);
             rb.total_cmp(&ra).then(a.cmp(b))
         });
         let mut out = Vec::new();
-        for d in dsts.into_iter().take(CALLEES) {
-            if let Some(info) = self.sym_info(d)? {
-                out.push(info.qualname);
+        for (d, guessed) in dsts {
+            if out.len() == CALLEES {
+                break;
             }
+            let Some(info) = self.sym_info(d)? else {
+                continue;
+            };
+            if guessed && !sees(info.file_id) {
+                continue;
+            }
+            out.push(info.qualname);
         }
         Ok(out)
     }
@@ -864,7 +906,7 @@ impl Index {
                 .map(|u| estimate_tokens(&u.path) + estimate_tokens(&u.error.message) + 3)
                 .sum::<usize>();
         let mut dirs: HashSet<String> = HashSet::new();
-        let mut callee_cache: HashMap<i64, HashMap<i64, Vec<i64>>> = HashMap::new();
+        let mut callee_cache: CalleesByFile = HashMap::new();
         let budget = options.budget;
         let mut misses = 0;
         // Test code comes after all other code of the ranking (a test helper that every test
@@ -986,7 +1028,16 @@ impl Index {
                         .map(|(_, _, e)| e.clone())
                         .collect(),
                     calls_to: if s.kind.is_callable() {
-                        self.callees(&mut callee_cache, s.file_id, s.id, &sym_ranks.sorted)?
+                        match files.get(&s.file_id) {
+                            Some(caller) => self.callees(
+                                &mut callee_cache,
+                                caller,
+                                &files,
+                                s.id,
+                                &sym_ranks.sorted,
+                            )?,
+                            None => Vec::new(),
+                        }
                     } else {
                         Vec::new()
                     },

@@ -919,6 +919,56 @@ fn a_map_of_part_of_the_tree_shows_only_that_part() {
     assert!(none.files.is_empty() && none.files_total == 0 && none.symbols_total == 0);
 }
 
+/// A call found by name alone (`x.m()`, the receiver's type unknown) is shown in the map only
+/// when the callee is in the caller's file or in a file it imports (or that a package root it
+/// imports imports): `line.rstrip()` is `str.rstrip`, not the one `rstrip` of the tree.
+#[test]
+fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
+    w(
+        "texts.py",
+        "class Text:\n    def rstrip(self):\n        return self\n\n    def words(self):\n        return []\n",
+    );
+    w(
+        "reader.py",
+        "def read_lines(lines):\n    return [line.rstrip() for line in lines]\n",
+    );
+    w(
+        "counter.py",
+        "import texts\n\n\ndef count(doc):\n    return len(doc.words())\n",
+    );
+    w("pkg/__init__.py", "from pkg.shapes import Square\n");
+    w(
+        "pkg/shapes.py",
+        "class Square:\n    def area(self):\n        return 1\n",
+    );
+    w(
+        "user.py",
+        "from pkg import Square\n\n\ndef total(shape):\n    return shape.area()\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let text = index.map(&MapOptions::default()).unwrap().render();
+    let line_of = |def: &str| {
+        text.lines()
+            .find(|l| l.contains(def))
+            .unwrap_or_else(|| panic!("{def} not shown:\n{text}"))
+            .to_owned()
+    };
+    assert!(!line_of("def read_lines").contains("rstrip"), "{text}");
+    assert!(line_of("def count").contains("→ Text.words()"), "{text}");
+    assert!(line_of("def total").contains("→ Square.area()"), "{text}");
+    // The guess is still an edge of the index: `cast show` lists it, marked as a guess.
+    let shown = index.show("Text.rstrip").unwrap();
+    assert!(
+        shown
+            .referenced_by_name
+            .iter()
+            .any(|r| r.symbol.as_deref() == Some("read_lines")),
+        "{shown:?}"
+    );
+}
+
 #[test]
 fn a_corrupt_or_foreign_index_is_rebuilt_never_trusted() {
     let dir = copy_fixture("inventory");
