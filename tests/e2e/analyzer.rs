@@ -272,11 +272,14 @@ fn find_in_searches_only_the_files_named() {
         .code(1)
         .stdout("")
         .stderr(predicate::str::contains(
-            "no indexed source file is under templates/nothing; check the --in paths",
+            "no indexed source file is in the scope (templates/nothing); check the --in paths",
         ));
-    // Out of the root, or not a glob: refused before anything is searched.
+    // Out of the root, empty, or not a glob: refused before anything is searched.
+    let outside = std::env::temp_dir().display().to_string();
     for (bad, says) in [
         ("../elsewhere", "leaves the root"),
+        (outside.as_str(), "outside the root"),
+        ("!", "names nothing"),
         ("shop/{a", "not a valid glob"),
     ] {
         cast()
@@ -287,6 +290,36 @@ fn find_in_searches_only_the_files_named() {
             .stdout("")
             .stderr(predicate::str::contains(says));
     }
+}
+
+#[test]
+fn map_in_maps_part_of_the_tree_and_says_when_it_holds_nothing() {
+    let dir = project();
+    let out = cast()
+        .args(["map", "--in", "shop/cart.py"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("(in shop/cart.py): 1 file,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cart.py") && !text.contains("pricing.py —"),
+        "{text}"
+    );
+    cast()
+        .args(["map", "--in", "no/such/folder"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "no indexed source file is in the scope (no/such/folder); check the --in paths",
+        ));
 }
 
 #[test]

@@ -256,13 +256,14 @@ impl Found {
             return None;
         }
         let Searched { files, symbols } = self.searched;
+        let scope = self.scope.join(", ");
         let under = if self.scope.is_empty() {
             String::new()
         } else {
-            format!(" under {}", self.scope.join(", "))
+            format!(" of the scope ({scope})")
         };
         Some(if files == 0 && !self.scope.is_empty() {
-            format!("nothing can match {query:?}: no indexed source file is{under}")
+            format!("nothing can match {query:?}: no indexed source file is in the scope ({scope})")
         } else if files == 0 {
             let extensions = cast_parser::Registry::default()
                 .extensions()
@@ -924,6 +925,9 @@ impl Index {
                 limit
             }
         };
+        // The same for the exact names: a common one (`run`, `__init__`) may have its scope's
+        // definitions past the tree's first few hundred. (SQLite reads a negative LIMIT as none.)
+        let sql_limit = |limit: i64| if in_scope.is_some() { -1 } else { limit };
         let file_in = |id: i64| in_scope.is_none_or(|s| s.files.contains(&id));
         let symbol_in = |id: i64| in_scope.is_none_or(|s| s.symbols.contains(&id));
         let match_files = |conn: &rusqlite::Connection| {
@@ -977,11 +981,13 @@ impl Index {
                     let found: Vec<(i64, i64, String)> = self
                         .conn
                         .prepare_cached(
-                            "SELECT id, file_id, qualname FROM symbols WHERE name = ?1 LIMIT 200",
+                            "SELECT id, file_id, qualname FROM symbols WHERE name = ?1 LIMIT ?2",
                         )
                         .and_then(|mut s| {
-                            s.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                                .collect::<rusqlite::Result<Vec<_>>>()
+                            s.query_map(rusqlite::params![name, sql_limit(200)], |r| {
+                                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                            })?
+                            .collect::<rusqlite::Result<Vec<_>>>()
                         })
                         .map_err(&err)?;
                     let found: Vec<(i64, i64, String)> =
@@ -1025,10 +1031,10 @@ impl Index {
                     let name = name.trim_start_matches("./");
                     let rows: Vec<(i64, String)> = self
                         .conn
-                        .prepare_cached("SELECT id, path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' LIMIT 50")
+                        .prepare_cached("SELECT id, path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' LIMIT ?3")
                         .and_then(|mut s| {
                             let like = format!("%/{}", name.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-                            s.query_map(rusqlite::params![name, like], |r| Ok((r.get(0)?, r.get(1)?)))?
+                            s.query_map(rusqlite::params![name, like, sql_limit(50)], |r| Ok((r.get(0)?, r.get(1)?)))?
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                         .map_err(&err)?;
@@ -1072,7 +1078,9 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
-        let history = self.history_evidence(terms, &file_in).map_err(&err)?;
+        let history = self
+            .history_evidence(terms, &file_in, in_scope.is_some())
+            .map_err(&err)?;
         let churn = self.churn().map_err(&err)?;
         let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
         let terms = terms
@@ -1115,17 +1123,25 @@ impl Index {
 
     /// The files of the past commits whose messages best match `terms`: the scores of the
     /// commits that changed a file, summed, and its best commit's subject.
+    /// In a scope (`scoped`), the best [`HISTORY_COMMITS`] commits that changed a file of it.
     fn history_evidence(
         &self,
         terms: &[String],
         file_in: &dyn Fn(i64) -> bool,
+        scoped: bool,
     ) -> rusqlite::Result<HashMap<i64, PastChanges>> {
-        let commits = store::match_commits(&self.conn, terms, HISTORY_COMMITS)?;
+        let read = if scoped { usize::MAX } else { HISTORY_COMMITS };
+        let commits = store::match_commits(&self.conn, terms, read)?;
+        let mut counted = 0;
         let mut id_of = self.conn.prepare_cached(&format!(
             "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
         ))?;
         let mut files: HashMap<i64, PastChanges> = HashMap::new();
         for commit in commits {
+            if counted == HISTORY_COMMITS {
+                break;
+            }
+            let mut in_scope = false;
             for p in &commit.files {
                 let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? else {
                     continue;
@@ -1133,6 +1149,7 @@ impl Index {
                 if !file_in(id) {
                     continue;
                 }
+                in_scope = true;
                 // Each file gets the commit's whole score: sharing it among the commit's files
                 // (÷ n, ÷ √n) ranked a little worse on the development repositories.
                 // Best first: the first commit to name a file gives its subject.
@@ -1144,6 +1161,7 @@ impl Index {
                     })
                     .credit += commit.score;
             }
+            counted += usize::from(in_scope || !scoped);
         }
         let best = files.values().map(|f| f.credit).fold(0.0f64, f64::max);
         if best > 0.0 {
@@ -1216,11 +1234,13 @@ impl Index {
                 .filter_map(|(f, w)| pos.get(*f).map(|p| (p, *w)))
                 .collect();
             let ppr = crate::rank::personalized_page_rank(adjacency, &seed_pos, 0.3, 1e-5);
-            // A seed keeps most of its own mass; what counts is what flows on to others.
+            // A seed keeps most of its own mass; what counts is what flows on to others, inside
+            // the scope (normalised among its files).
             let flowed: Vec<(i64, f64)> = ppr
                 .into_iter()
                 .filter(|(p, _)| !seed_pos.iter().any(|(s, _)| s == p))
                 .map(|(p, v)| (ids[p as usize], v))
+                .filter(|(f, _)| in_scope.is_none_or(|scope| scope.files.contains(f)))
                 .collect();
             for (f, g) in normalise(flowed) {
                 scores.entry(f).or_default().graph = g;

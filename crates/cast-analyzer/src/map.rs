@@ -208,7 +208,16 @@ fn is_package_root(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     matches!(
         name,
-        "__init__.py" | "__init__.pyi" | "lib.rs" | "mod.rs" | "main.rs" | "index.js" | "index.ts"
+        "__init__.py"
+            | "__init__.pyi"
+            | "lib.rs"
+            | "mod.rs"
+            | "main.rs"
+            | "index.js"
+            | "index.mjs"
+            | "index.jsx"
+            | "index.ts"
+            | "index.tsx"
     )
 }
 
@@ -565,9 +574,8 @@ impl Index {
             .map_err(db_err(&self.db_path))
     }
 
-    /// What a symbol calls, resolved to one definition each, highest PageRank first (at most
-    /// [`CALLEES`]). The file's edges are decoded once and kept in `cache`.
-    /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank. A call found by
+    /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
+    /// one definition (the file's edges are decoded once and kept in `cache`). A call found by
     /// name alone (`x.rstrip()`, the receiver's type unknown) is shown only when it lands in the
     /// caller's file or in a file the caller imports: `rstrip` is nearly always `str.rstrip`,
     /// not the one method of that name the tree defines (`collections.UserString.rstrip`).
@@ -688,9 +696,8 @@ impl Index {
         None
     }
 
-    /// The files flagged as not parsing (by path), each parsed again for its first error, at
-    /// most [`MAX_UNPARSED`]; and how many are flagged.
-    /// The files of `scope` that do not parse: the first [`MAX_UNPARSED`], and how many.
+    /// The files of `scope` flagged as not parsing (by path), each with its first error (parsed
+    /// again when an older index did not store it), at most [`MAX_UNPARSED`]; and how many.
     fn unparsed_files(&self, scope: &Scope) -> Result<(Vec<UnparsedFile>, usize)> {
         let mut files = store::unparsed_files(&self.conn).map_err(db_err(&self.db_path))?;
         files.retain(|(path, _)| scope.contains(path));
@@ -721,6 +728,8 @@ impl Index {
     fn map_in_snapshot(&self, options: &MapOptions) -> Result<LogicMap> {
         // A process that keeps the index open reads these once while the database is unchanged.
         let err = db_err(&self.db_path);
+        // A blank task is no focus (the header and the order say so too).
+        let focus = options.focus.clone().filter(|t| !t.trim().is_empty());
         let files = self
             .memo
             .get_with(&self.conn, "map:files", &err, || self.map_files())?;
@@ -821,7 +830,7 @@ impl Index {
         // The task's files in the order they are shown: its best files, then the files of its
         // best symbols.
         let mut focus_order: Vec<i64> = Vec::new();
-        if let Some(task) = options.focus.as_deref().filter(|t| !t.trim().is_empty()) {
+        if let Some(task) = focus.as_deref() {
             let (syms, files) =
                 match self.focus(task, FOCUS_SYMBOLS, FOCUS_FILES, in_scope.as_ref()) {
                     Ok(found) => found,
@@ -896,7 +905,7 @@ impl Index {
                 traced,
                 unparsed: Vec::new(),
                 unparsed_total: 0,
-                focus: options.focus.clone(),
+                focus: focus.clone(),
                 scope: options.scope.patterns().to_vec(),
             }
             .header(),
@@ -1126,9 +1135,15 @@ impl Index {
                 .position(|f| *f == id)
                 .unwrap_or(usize::MAX)
         };
+        // The rest by folder, then path: in a focused map, folders in the order of a map without
+        // a focus (`a/` before `a/b/`, which path order alone does not give).
         out_files.sort_by(|(ia, a), (ib, b)| {
             shown_at(*ia)
                 .cmp(&shown_at(*ib))
+                .then_with(|| match focus {
+                    Some(_) => dir_of(&a.path).cmp(dir_of(&b.path)),
+                    None => std::cmp::Ordering::Equal,
+                })
                 .then_with(|| a.path.cmp(&b.path))
         });
         let out_files: Vec<MapFile> = out_files.into_iter().map(|(_, f)| f).collect();
@@ -1148,7 +1163,7 @@ impl Index {
             traced,
             unparsed,
             unparsed_total,
-            focus: options.focus.clone(),
+            focus: focus.clone(),
             scope: if in_scope.is_some() {
                 options.scope.patterns().to_vec()
             } else {

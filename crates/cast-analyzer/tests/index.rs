@@ -661,12 +661,24 @@ fn a_search_in_a_scope_stays_in_it() {
     );
     assert_eq!((found.searched.files, found.searched.symbols), (2, 2));
     assert_eq!(found.scope, ["web"]);
-    // An exact name defined outside the scope gives nothing; one inside it is found.
+    // An exact name defined outside the scope credits nothing (the whole tree credits its
+    // definition); one inside it is found.
+    let whole = index.find_with("close_ledger", 5, FindMode::Files).unwrap();
+    assert!(
+        whole
+            .files
+            .iter()
+            .any(|h| h.path == "core/ledger.py" && h.scores.ident > 0.0)
+    );
     let named = index
         .find_in("close_ledger", 5, FindMode::Files, &web)
         .unwrap();
+    assert!(!named.files.is_empty(), "views.py uses the name");
     assert!(
-        named.files.iter().all(|h| h.path.starts_with("web/")),
+        named
+            .files
+            .iter()
+            .all(|h| h.path.starts_with("web/") && h.scores.ident == 0.0),
         "{named:?}"
     );
     let named = index
@@ -684,7 +696,7 @@ fn a_search_in_a_scope_stays_in_it() {
     assert!(found.is_empty());
     let why = found.nothing_found("ledger").unwrap();
     assert!(
-        why.contains("no indexed source file is under docs"),
+        why.contains("no indexed source file is in the scope (docs)"),
         "{why}"
     );
 }
@@ -902,11 +914,13 @@ fn a_map_of_part_of_the_tree_shows_only_that_part() {
         text.lines().skip(1).all(|l| !l.contains("report.py")),
         "{text}"
     );
-    // Focused within it: the task's best file there comes first, though report.py fits better.
-    let focused = map(
-        &["!inventory/report.py"],
-        Some("one line of text per item in a report"),
-    );
+    // Focused within it: the task's best file there (as `find_in` ranks) comes first, though
+    // report.py fits better.
+    let task = "one line of text per item in a report";
+    let no_report = cast_analyzer::Scope::new(["!inventory/report.py"]).unwrap();
+    let best = index.find_in(task, 1, FindMode::Files, &no_report).unwrap();
+    let focused = map(&["!inventory/report.py"], Some(task));
+    assert_eq!(focused.files[0].path, best.files[0].path);
     assert!(
         focused
             .files

@@ -67,7 +67,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let within = scope_patterns(&args.root, &args.within);
+    let within = scope_patterns(&args.root, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
     if args.index.db.is_none()
@@ -99,30 +99,42 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-/// `--in` patterns relative to `root`: an absolute path inside the root (after `!` or not) is
-/// made relative to it (an absolute path outside it is left for [`Scope::new`] to refuse).
-pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> Vec<String> {
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    within
-        .iter()
-        .map(|p| {
-            let (not, given) = match p.strip_prefix('!') {
-                Some(rest) => ("!", rest),
-                None => ("", p.as_str()),
-            };
-            let path = Path::new(given);
-            if !path.is_absolute() {
-                return p.clone();
-            }
-            match std::fs::canonicalize(path) {
-                Ok(real) if real == root => format!("{not}."),
-                Ok(real) if real.starts_with(&root) => {
-                    format!("{not}{}", cast_workspace::relative(&root, &real))
-                }
-                _ => p.clone(),
-            }
-        })
-        .collect()
+/// `--in` patterns as [`Scope::new`] reads them, from the root: an absolute path (after `!` or
+/// not) is made relative to `root`, or refused when it is outside it.
+pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> anyhow::Result<Vec<String>> {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut out = Vec::with_capacity(within.len());
+    for p in within {
+        let (not, given) = match p.strip_prefix('!') {
+            Some(rest) => ("!", rest),
+            None => ("", p.as_str()),
+        };
+        let path = Path::new(given);
+        if !path.is_absolute() || cast_workspace::is_glob(given) {
+            out.push(p.clone());
+            continue;
+        }
+        // A path that exists is compared with links resolved; one that does not, as written.
+        let rel = match std::fs::canonicalize(path) {
+            Ok(real) => real.strip_prefix(&real_root).map(Path::to_path_buf).ok(),
+            Err(_) => path
+                .strip_prefix(&real_root)
+                .or_else(|_| path.strip_prefix(root))
+                .map(Path::to_path_buf)
+                .ok(),
+        };
+        let Some(rel) = rel else {
+            anyhow::bail!(
+                "--in {p}: outside the root {}; name a folder, file or glob inside it",
+                root.display()
+            );
+        };
+        let rel = rel
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/");
+        out.push(format!("{not}{}", if rel.is_empty() { "." } else { &rel }));
+    }
+    Ok(out)
 }
 
 /// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).

@@ -81,7 +81,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
-    let within = crate::find::scope_patterns(&args.path, &args.within);
+    let within = crate::find::scope_patterns(&args.path, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same map, sooner).
     if trace.is_none()
@@ -107,7 +107,21 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         scope,
     };
     let map = crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?))?;
-    Ok(write(&map, args.json, out)?)
+    let exit = write(&map, args.json, out)?;
+    if let Some(note) = empty_scope_note(&map) {
+        crate::output::warn(note);
+    }
+    Ok(exit)
+}
+
+/// What `cast map` says on stderr when its --in names no indexed file (the map is then empty).
+pub(crate) fn empty_scope_note(map: &LogicMap) -> Option<String> {
+    (!map.scope.is_empty() && map.files_total == 0).then(|| {
+        format!(
+            "no indexed source file is in the scope ({}); check the --in paths (relative to PATH)",
+            map.scope.join(", ")
+        )
+    })
 }
 
 /// Writes the map as `cast map` prints it.

@@ -436,7 +436,10 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
                 kept.query(root, |index| index.map(&options))
                     .map_err(index_err)
             })
-            .and_then(|map| Ok(crate::map::write(&map, json, &mut out)?)),
+            .and_then(|map| {
+                note = crate::map::empty_scope_note(&map);
+                Ok(crate::map::write(&map, json, &mut out)?)
+            }),
     };
     match written {
         Ok(exit) => Reply::Answer {

@@ -22,9 +22,16 @@ pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
         .map(|g| g.compile_matcher())
 }
 
+/// Whether `pattern` is a glob (holds `*`, `?`, `[` or `{`) rather than a plain path.
+pub fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
+}
+
 /// Why a pattern cannot make a [`Scope`].
 #[derive(Debug, thiserror::Error)]
 pub enum ScopeError {
+    #[error("{pattern:?} names nothing; give a folder, file or glob (`.` is the whole tree)")]
+    Empty { pattern: String },
     #[error("{pattern:?} is not a valid glob: {message}")]
     InvalidGlob { pattern: String, message: String },
     #[error("{pattern:?} leaves the root; name a folder, file or glob inside it")]
@@ -33,9 +40,12 @@ pub enum ScopeError {
 
 /// Some of a tree's files, by patterns relative to its root: a folder (`src/http`: everything
 /// under it), a file (`src/app.py`), or a glob (see [`compile_glob`]: `*.rs`, `/docs/**`,
-/// `tests/test_*.py`); a pattern after `!` excludes what it names (`!tests`, `!*_pb2.py`). A
-/// path is in the scope when a pattern names it (or there are only exclusions) and no exclusion
-/// does; no pattern, or `.`, is the whole tree.
+/// `tests/test_*.py`; a glob that matches a folder takes everything under it, as in
+/// `.gitignore`); a pattern after `!` excludes what it names (`!tests`, `!**/vendor`). A path is
+/// in the scope when a pattern names it (or there are only exclusions) and no exclusion does;
+/// no pattern, or `.`, is the whole tree. Patterns are always read from the root: a leading
+/// `/` or `./` says so again and changes nothing; front ends turn absolute file-system paths
+/// into such patterns, or refuse them.
 ///
 /// ```
 /// use cast_workspace::Scope;
@@ -79,7 +89,14 @@ impl Patterns {
                 rel.strip_prefix(p.as_str())
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             })
-            || self.globs.iter().any(|g| g.is_match(rel))
+            || (!self.globs.is_empty() && {
+                // The path itself, then each folder it is in (`src/http/x.py`: `src/http`,
+                // `src`), so a glob that names a folder covers what is under it.
+                let folders = rel.match_indices('/').map(|(i, _)| &rel[..i]);
+                std::iter::once(rel)
+                    .chain(folders)
+                    .any(|p| self.globs.iter().any(|g| g.is_match(p)))
+            })
     }
 }
 
@@ -103,31 +120,41 @@ impl Scope {
                 Some(rest) => (rest, &mut scope.excluded),
                 None => (written, &mut scope.included),
             };
-            let outside = || ScopeError::OutsideRoot {
-                pattern: written.to_owned(),
-            };
-            if given.split('/').any(|part| part == "..") {
-                return Err(outside());
+            if given.trim().is_empty() {
+                return Err(ScopeError::Empty {
+                    pattern: written.to_owned(),
+                });
             }
-            if given.contains(['*', '?', '[', '{']) {
-                let glob = compile_glob(given).map_err(|e| ScopeError::InvalidGlob {
+            if given.split('/').any(|part| part == "..") {
+                return Err(ScopeError::OutsideRoot {
+                    pattern: written.to_owned(),
+                });
+            }
+            // From the root, whatever says so: `/src`, `./src`, `.//src/` are `src`; a glob
+            // written so is anchored there (`/docs/*.md`), any other matches at any depth.
+            let anchored = given.starts_with('/') || given.starts_with("./");
+            let mut path = given.trim_end_matches('/');
+            loop {
+                let rest = path.trim_start_matches('/');
+                let rest = rest.strip_prefix("./").unwrap_or(rest);
+                if rest == path {
+                    break;
+                }
+                path = rest;
+            }
+            if path.is_empty() || path == "." {
+                into.whole = true;
+            } else if is_glob(path) {
+                let glob = if anchored {
+                    compile_glob(&format!("/{path}"))
+                } else {
+                    compile_glob(path)
+                };
+                let glob = glob.map_err(|e| ScopeError::InvalidGlob {
                     pattern: written.to_owned(),
                     message: e.kind().to_string(),
                 })?;
                 into.globs.push(glob);
-                continue;
-            }
-            // A plain path names a file or a folder; `/` or `.` alone, the root itself.
-            if given.starts_with('/') && given.len() > 1 {
-                return Err(outside());
-            }
-            let mut path = given;
-            while let Some(rest) = path.strip_prefix("./") {
-                path = rest;
-            }
-            let path = path.trim_end_matches('/');
-            if path.is_empty() || path == "." {
-                into.whole = true;
             } else {
                 into.paths.push(path.to_owned());
             }
@@ -205,15 +232,40 @@ mod tests {
         assert!(!scope.is_whole_tree());
         // Excluding the root leaves nothing.
         assert!(!Scope::new(["!."]).unwrap().contains("src/app.py"));
-        for bad in ["!../x", "!/etc"] {
+        for bad in ["!../x", "!/../etc"] {
             let err = Scope::new([bad]).unwrap_err();
             assert!(err.to_string().contains(bad), "{err}");
         }
     }
 
     #[test]
+    fn patterns_are_read_from_the_root_however_written() {
+        let scope = Scope::new(["./src/*.py", "/lib", "docs/"]).unwrap();
+        assert!(scope.contains("src/app.py"));
+        assert!(
+            !scope.contains("pkg/src/app.py"),
+            "./ anchors a glob at the root"
+        );
+        assert!(scope.contains("lib/io.py") && scope.contains("docs/a.md"));
+        // A glob that names a folder takes what is under it, included or excluded.
+        let scope = Scope::new(["src/http*", "!**/tests/"]).unwrap();
+        assert!(scope.contains("src/http/client.py"));
+        assert!(scope.contains("src/httpx.py"));
+        assert!(!scope.contains("src/http/tests/test_client.py"));
+        assert!(!scope.contains("lib/io.py"));
+    }
+
+    #[test]
+    fn an_empty_pattern_is_refused_not_read_as_everything_or_nothing() {
+        for bad in ["", "!", "  ", "!  "] {
+            let err = Scope::new([bad]).unwrap_err();
+            assert!(matches!(err, ScopeError::Empty { .. }), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
     fn patterns_leaving_the_root_or_malformed_are_refused() {
-        for bad in ["../other", "src/../../x", "/etc/passwd"] {
+        for bad in ["../other", "src/../../x", "/../x"] {
             let err = Scope::new([bad]).unwrap_err();
             assert!(
                 matches!(err, ScopeError::OutsideRoot { .. }),

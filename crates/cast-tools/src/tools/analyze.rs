@@ -235,7 +235,7 @@ fn scope_of(
             Some(rest) => ("!", rest),
             None => ("", path.as_str()),
         };
-        if std::path::Path::new(given).is_absolute() && !given.contains(['*', '?', '[', '{']) {
+        if std::path::Path::new(given).is_absolute() && !cast_analyzer::is_glob(given) {
             let rel = ctx.workspace.resolve(given, Access::Read)?.rel;
             within.push(format!("{not}{rel}"));
         } else {
