@@ -155,6 +155,11 @@ impl Scope {
                     message: e.kind().to_string(),
                 })?;
                 into.globs.push(glob);
+                // `app/[id]` or `{slug}` may be a folder's real name (Next.js, SvelteKit routes):
+                // a pattern with no wildcard names that path too.
+                if !path.contains(['*', '?']) {
+                    into.paths.push(path.to_owned());
+                }
             } else {
                 into.paths.push(path.to_owned());
             }
@@ -248,6 +253,15 @@ mod tests {
         );
         assert!(scope.contains("lib/io.py") && scope.contains("docs/a.md"));
         // A glob that names a folder takes what is under it, included or excluded.
+        // Brackets and braces in a folder's real name are matched as written too.
+        let routes = Scope::new(["app/[id]", "!app/{slug}/draft.tsx"]).unwrap();
+        assert!(routes.contains("app/[id]/page.tsx"));
+        assert!(
+            routes.contains("app/i/page.tsx"),
+            "and as the glob it also is"
+        );
+        let routes = Scope::new(["app", "!app/{slug}"]).unwrap();
+        assert!(!routes.contains("app/{slug}/page.tsx") && routes.contains("app/x/page.tsx"));
         let scope = Scope::new(["src/http*", "!**/tests/"]).unwrap();
         assert!(scope.contains("src/http/client.py"));
         assert!(scope.contains("src/httpx.py"));
