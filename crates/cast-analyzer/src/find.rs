@@ -701,6 +701,14 @@ impl InScope {
                 files.insert(row.get::<_, i64>(0)?);
             }
         }
+        Self::with_symbols(conn, files)
+    }
+
+    /// The scope of these `files` (ids of parsed files), with their symbols.
+    pub(crate) fn with_symbols(
+        conn: &rusqlite::Connection,
+        files: FxHashSet<i64>,
+    ) -> rusqlite::Result<InScope> {
         let mut symbols = FxHashSet::default();
         if files.len() <= Self::LOOKUPS {
             let mut stmt = conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1")?;

@@ -59,7 +59,7 @@ pub mod trace;
 
 pub use cast_parser;
 /// Which files a search covers ([`Index::find_in`]).
-pub use cast_workspace::{Scope, ScopeError, is_glob};
+pub use cast_workspace::{Scope, ScopeError, relative_pattern};
 pub use error::{AnalyzerError, Result};
 pub use find::{FindMode, Found, Hit, HitKind, Scores, Searched};
 pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};

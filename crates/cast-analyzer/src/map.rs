@@ -740,7 +740,13 @@ impl Index {
         let in_scope = if options.scope.is_whole_tree() {
             None
         } else {
-            Some(InScope::of(&self.conn, &options.scope).map_err(&err)?)
+            // The parsed files are at hand already (the map's own list).
+            let own = files
+                .values()
+                .filter(|f| options.scope.contains(&f.path))
+                .map(|f| f.id)
+                .collect();
+            Some(InScope::with_symbols(&self.conn, own).map_err(&err)?)
         };
         let symbols_total = match (&in_scope, store::counts(&self.conn).map_err(&err)?) {
             (Some(scope), _) => scope.symbols.len(),

@@ -103,38 +103,32 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
 /// not) is made relative to `root`, or refused when it is outside it.
 pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> anyhow::Result<Vec<String>> {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let mut out = Vec::with_capacity(within.len());
-    for p in within {
-        let (not, given) = match p.strip_prefix('!') {
-            Some(rest) => ("!", rest),
-            None => ("", p.as_str()),
-        };
-        let path = Path::new(given);
-        if !path.is_absolute() || cast_workspace::is_glob(given) {
-            out.push(p.clone());
-            continue;
-        }
-        // A path that exists is compared with links resolved; one that does not, as written.
-        let rel = match std::fs::canonicalize(path) {
-            Ok(real) => real.strip_prefix(&real_root).map(Path::to_path_buf).ok(),
-            Err(_) => path
-                .strip_prefix(&real_root)
-                .or_else(|_| path.strip_prefix(root))
-                .map(Path::to_path_buf)
-                .ok(),
-        };
-        let Some(rel) = rel else {
-            anyhow::bail!(
-                "--in {p}: outside the root {}; name a folder, file or glob inside it",
-                root.display()
-            );
-        };
-        let rel = rel
-            .to_string_lossy()
-            .replace(std::path::MAIN_SEPARATOR, "/");
-        out.push(format!("{not}{}", if rel.is_empty() { "." } else { &rel }));
-    }
-    Ok(out)
+    within
+        .iter()
+        .map(|p| {
+            cast_workspace::relative_pattern(p, |path| {
+                // A path that exists is compared with links resolved; one that does not, as
+                // written.
+                let rel = match std::fs::canonicalize(path) {
+                    Ok(real) => real.strip_prefix(&real_root).map(Path::to_path_buf).ok(),
+                    Err(_) => path
+                        .strip_prefix(&real_root)
+                        .or_else(|_| path.strip_prefix(root))
+                        .map(Path::to_path_buf)
+                        .ok(),
+                };
+                let Some(rel) = rel else {
+                    anyhow::bail!(
+                        "--in {p}: outside the root {}; name a folder, file or glob inside it",
+                        root.display()
+                    );
+                };
+                Ok(rel
+                    .to_string_lossy()
+                    .replace(std::path::MAIN_SEPARATOR, "/"))
+            })
+        })
+        .collect()
 }
 
 /// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).

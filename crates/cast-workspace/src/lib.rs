@@ -46,7 +46,7 @@ mod walk;
 mod watch;
 
 pub use live::LiveWatch;
-pub use scope::{Scope, ScopeError, compile_glob, is_glob};
+pub use scope::{Scope, ScopeError, compile_glob, is_glob, relative_pattern};
 pub use stat::{Stat, StatFrom, stat};
 pub use state::{STATE_DIR, StateDir, StateDirError};
 pub use walk::{

@@ -27,6 +27,26 @@ pub fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?', '[', '{'])
 }
 
+/// `pattern` with the absolute file-system path it names (after `!` or not; a glob never names
+/// one) replaced by what `relative` makes of it, a path from the root; any other pattern as it
+/// is. Front ends bring absolute paths inside the root this way, and refuse the others in
+/// `relative`, before [`Scope::new`] (which reads every pattern from the root).
+pub fn relative_pattern<E>(
+    pattern: &str,
+    relative: impl FnOnce(&std::path::Path) -> Result<String, E>,
+) -> Result<String, E> {
+    let (not, given) = match pattern.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", pattern),
+    };
+    let path = std::path::Path::new(given);
+    if !path.is_absolute() || is_glob(given) {
+        return Ok(pattern.to_owned());
+    }
+    let rel = relative(path)?;
+    Ok(format!("{not}{}", if rel.is_empty() { "." } else { &rel }))
+}
+
 /// Why a pattern cannot make a [`Scope`].
 #[derive(Debug, thiserror::Error)]
 pub enum ScopeError {
@@ -267,6 +287,31 @@ mod tests {
         assert!(scope.contains("src/httpx.py"));
         assert!(!scope.contains("src/http/tests/test_client.py"));
         assert!(!scope.contains("lib/io.py"));
+    }
+
+    #[test]
+    fn only_an_absolute_path_is_made_relative_and_its_exclusion_kept() {
+        let rel = |p: &std::path::Path| -> Result<String, ()> {
+            Ok(p.strip_prefix("/repo")
+                .map_err(|_| ())?
+                .display()
+                .to_string())
+        };
+        assert_eq!(relative_pattern("/repo/src", rel), Ok("src".to_owned()));
+        assert_eq!(
+            relative_pattern("!/repo/tests", rel),
+            Ok("!tests".to_owned())
+        );
+        assert_eq!(relative_pattern("/repo", rel), Ok(".".to_owned()));
+        assert_eq!(
+            relative_pattern("/docs/*.md", rel),
+            Ok("/docs/*.md".to_owned())
+        );
+        assert_eq!(
+            relative_pattern("src/app.py", rel),
+            Ok("src/app.py".to_owned())
+        );
+        assert_eq!(relative_pattern("/elsewhere", rel), Err(()));
     }
 
     #[test]

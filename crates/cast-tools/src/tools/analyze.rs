@@ -229,19 +229,19 @@ fn scope_of(
     ctx: &ToolContext,
     paths: Option<Vec<String>>,
 ) -> Result<Result<cast_analyzer::Scope, ToolOutput>, ToolError> {
-    let mut within = Vec::new();
-    for path in paths.unwrap_or_default() {
-        let (not, given) = match path.strip_prefix('!') {
-            Some(rest) => ("!", rest),
-            None => ("", path.as_str()),
-        };
-        if std::path::Path::new(given).is_absolute() && !cast_analyzer::is_glob(given) {
-            let rel = ctx.workspace.resolve(given, Access::Read)?.rel;
-            within.push(format!("{not}{rel}"));
-        } else {
-            within.push(path);
-        }
-    }
+    let within = paths
+        .unwrap_or_default()
+        .iter()
+        .map(|p| {
+            cast_analyzer::relative_pattern(p, |path| {
+                Ok::<_, ToolError>(
+                    ctx.workspace
+                        .resolve(&path.to_string_lossy(), Access::Read)?
+                        .rel,
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(cast_analyzer::Scope::new(&within).map_err(|e| {
         let text = format!("paths: {e}");
         ToolOutput::refused(text.clone(), json!({"error": text}))
