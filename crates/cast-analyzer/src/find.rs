@@ -797,7 +797,7 @@ impl Index {
             FindMode::Files => top,
             FindMode::Symbols => top.min(5),
         };
-        let file_hits = self.file_hits(&files, &ev, file_top)?;
+        let file_hits = self.file_hits(&files, &ev, &priors, file_top)?;
         let symbols = match mode {
             FindMode::Files => Vec::new(),
             FindMode::Symbols => {
@@ -1356,13 +1356,26 @@ impl Index {
             .map_err(db_err(&self.db_path))
     }
 
-    fn file_hits(&self, files: &[(i64, Scores)], ev: &Evidence, top: usize) -> Result<Vec<Hit>> {
+    fn file_hits(
+        &self,
+        files: &[(i64, Scores)],
+        ev: &Evidence,
+        priors: &Priors,
+        top: usize,
+    ) -> Result<Vec<Hit>> {
+        let err = db_err(&self.db_path);
+        let mut qualname = self
+            .conn
+            .prepare_cached("SELECT qualname FROM symbols WHERE id = ?1")
+            .map_err(&err)?;
         let mut out = Vec::new();
         for (id, scores) in files.iter().take(top) {
             let Some(row) = self.file_row(*id)? else {
                 continue;
             };
-            // The file's best symbols, to say why it was found.
+            // The file's best symbols, to say why it was found. Its own tests (Rust's `mod
+            // tests`) count as little here as in the symbol ranking, or they would name the file
+            // by the tests that repeat the query's words rather than by the code they test.
             let mut best: Vec<(f64, i64)> = ev
                 .symbol_text
                 .iter()
@@ -1375,6 +1388,17 @@ impl Index {
                         .map(|(s, (_, c))| (*c, *s)),
                 )
                 .collect();
+            if !priors.tests_ok && !is_test(&row.path) {
+                for (score, s) in &mut best {
+                    let name: Option<String> = qualname
+                        .query_row([*s], |r| r.get(0))
+                        .optional()
+                        .map_err(&err)?;
+                    if name.is_some_and(|n| in_test_scope(&n)) {
+                        *score *= TEST_FACTOR;
+                    }
+                }
+            }
             best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut matches = Vec::new();
             for (_, s) in best.iter().take(3) {

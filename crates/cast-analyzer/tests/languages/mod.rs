@@ -118,6 +118,20 @@ fn rust_tests_beside_the_code_come_after_it_unless_asked_for() {
     // Asked for, the tests come first (the `mod tests` itself, or a test in it).
     let asked = first("tests of parsing a human readable size into bytes");
     assert!(asked.starts_with("tests"), "{asked}");
+    // The file is named by the code, not by the test that repeats the query's words, ...
+    let matches = |query: &str| {
+        index
+            .find_with(query, 5, cast_analyzer::FindMode::Files)
+            .unwrap()
+            .files[0]
+            .matches
+            .clone()
+    };
+    let named = matches("parse a human readable size into bytes");
+    assert_eq!(named[0], "parse_size:2", "{named:?}");
+    // ... unless the query asks for tests.
+    let named = matches("tests of parsing a human readable size into bytes");
+    assert!(named[0].starts_with("tests"), "{named:?}");
 }
 
 #[test]
