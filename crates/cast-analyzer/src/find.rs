@@ -338,9 +338,42 @@ pub(crate) fn is_test(path: &str) -> bool {
         || name.ends_with("Tests.java")
 }
 
-/// Whether a symbol is test code: in a test file, or in a `tests` scope of another file.
-pub(crate) fn is_test_symbol(path: &str, qualname: &str) -> bool {
-    is_test(path) || in_test_scope(qualname)
+/// Whether a symbol is test code: in a test file, in a `tests` scope of another file, or
+/// marked as a test by a decorator (`decorators` as stored: one per line; see
+/// [`is_test_decorator`]).
+pub(crate) fn is_test_symbol(path: &str, qualname: &str, decorators: Option<&str>) -> bool {
+    is_test(path) || in_test_scope(qualname) || marked_as_test(decorators)
+}
+
+/// Whether any of a symbol's stored decorators (one per line) marks it as a test.
+fn marked_as_test(decorators: Option<&str>) -> bool {
+    decorators.is_some_and(|d| d.lines().any(is_test_decorator))
+}
+
+/// Whether a decorator marks a test: Rust's `#[test]`, `#[tokio::test]`, `#[test_case(…)]`,
+/// `#[rstest]` and `#[cfg(test)]`; Java's `@Test`, `@ParameterizedTest`, `@RepeatedTest`;
+/// Python's `@pytest.…` (Python's tests are otherwise known by their files). Rust writes unit
+/// tests beside the code, often outside a `mod tests` (ripgrep's flags keep a `#[test] fn
+/// test_max_depth()` next to each flag), where only the attribute says what they are.
+fn is_test_decorator(decorator: &str) -> bool {
+    let d = decorator.trim();
+    let d = d
+        .strip_prefix("#[")
+        .map_or(d, |d| d.strip_suffix(']').unwrap_or(d));
+    let d = d.strip_prefix('@').unwrap_or(d);
+    let (path, args) = d.split_once('(').unwrap_or((d, ""));
+    let path = path.trim();
+    if path == "cfg" {
+        return args.trim_end_matches(')').trim() == "test";
+    }
+    if path == "pytest" || path.starts_with("pytest.") {
+        return true;
+    }
+    let last = path.rsplit([':', '.']).next().unwrap_or(path);
+    last == "test"
+        || last.starts_with("test_")
+        || last == "rstest"
+        || (last.ends_with("Test") && last.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 /// Words that make a query about tests (then tests are not demoted).
@@ -606,14 +639,15 @@ impl Priors {
     }
 
     /// The factor of a symbol: its file's, a little less for a private name, and a test's when
-    /// it sits in a `tests` scope (Rust's `mod tests`) of a file that is not a test already.
-    fn of_symbol(&self, path: &str, qualname: &str) -> f64 {
+    /// it sits in a `tests` scope (Rust's `mod tests`) or carries a test's decorator (`#[test]`)
+    /// in a file that is not a test already.
+    fn of_symbol(&self, path: &str, qualname: &str, decorators: Option<&str>) -> f64 {
         let mut f = self.of_path(path);
         let short = qualname.rsplit('.').next().unwrap_or("");
         if short.starts_with('_') && !short.starts_with("__") {
             f *= 0.95;
         }
-        if in_test_scope(qualname) && !is_test(path) {
+        if !is_test(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
             f *= self.test_factor();
         }
         f
@@ -1364,9 +1398,9 @@ impl Index {
         top: usize,
     ) -> Result<Vec<Hit>> {
         let err = db_err(&self.db_path);
-        let mut qualname = self
+        let mut naming = self
             .conn
-            .prepare_cached("SELECT qualname FROM symbols WHERE id = ?1")
+            .prepare_cached("SELECT qualname, decorators FROM symbols WHERE id = ?1")
             .map_err(&err)?;
         let mut out = Vec::new();
         for (id, scores) in files.iter().take(top) {
@@ -1390,11 +1424,13 @@ impl Index {
                 .collect();
             if !priors.tests_ok && !is_test(&row.path) {
                 for (score, s) in &mut best {
-                    let name: Option<String> = qualname
-                        .query_row([*s], |r| r.get(0))
+                    let named: Option<(String, Option<String>)> = naming
+                        .query_row([*s], |r| Ok((r.get(0)?, r.get(1)?)))
                         .optional()
                         .map_err(&err)?;
-                    if name.is_some_and(|n| in_test_scope(&n)) {
+                    if named.is_some_and(|(qualname, decorators)| {
+                        is_test_symbol(&row.path, &qualname, decorators.as_deref())
+                    }) {
                         *score *= TEST_FACTOR;
                     }
                 }
@@ -1446,7 +1482,7 @@ impl Index {
             .map_err(&err)?;
         let mut name_stmt = self
             .conn
-            .prepare_cached("SELECT qualname FROM symbols WHERE id = ?1")
+            .prepare_cached("SELECT qualname, decorators FROM symbols WHERE id = ?1")
             .map_err(&err)?;
         for id in ids {
             let Some(file) = ev.symbol_file.get(&id).copied() else {
@@ -1466,7 +1502,9 @@ impl Index {
                     p
                 }
             };
-            let qualname: String = name_stmt.query_row([id], |r| r.get(0)).map_err(&err)?;
+            let (qualname, decorators): (String, Option<String>) = name_stmt
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(&err)?;
             let mut s = Scores {
                 text: ev.symbol_text.get(&id).copied().unwrap_or(0.0),
                 path: 0.0,
@@ -1476,7 +1514,7 @@ impl Index {
                 rank: ranks.score(id),
                 history: 0.0,
                 churn: 0.0,
-                factor: priors.of_symbol(&path, &qualname),
+                factor: priors.of_symbol(&path, &qualname, decorators.as_deref()),
                 total: 0.0,
             };
             s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
@@ -1547,6 +1585,50 @@ mod tests {
         ] {
             assert!(!in_test_scope(q), "{q}");
         }
+    }
+
+    #[test]
+    fn tests_are_known_by_their_decorators() {
+        for d in [
+            "#[test]",
+            "#[tokio::test]",
+            "#[tokio::test(flavor = \"multi_thread\")]",
+            "#[cfg(test)]",
+            "#[test_case(1, 2)]",
+            "#[rstest]",
+            "@Test",
+            "@ParameterizedTest",
+            "@org.junit.jupiter.api.Test",
+            "pytest.mark.parametrize(\"x\", [1, 2])",
+            "pytest.fixture",
+        ] {
+            assert!(is_test_decorator(d), "{d}");
+        }
+        for d in [
+            "#[derive(Debug)]",
+            "#[cfg(feature = \"test\")]",
+            "#[cfg(not(test))]",
+            "#[inline]",
+            "@Override",
+            "@Latest",
+            "property",
+            "functools.lru_cache(maxsize=None)",
+            "app.route(\"/test\")",
+            "contest",
+        ] {
+            assert!(!is_test_decorator(d), "{d}");
+        }
+        assert!(is_test_symbol(
+            "crates/core/flags/defs.rs",
+            "test_max_depth",
+            Some("#[cfg(test)]\n#[test]")
+        ));
+        assert!(!is_test_symbol(
+            "crates/core/flags/defs.rs",
+            "MaxDepth",
+            Some("#[derive(Debug)]")
+        ));
+        assert!(!is_test_symbol("src/lib.rs", "parse", None));
     }
 
     #[test]

@@ -415,6 +415,8 @@ struct SymInfo {
     signature: String,
     line: u32,
     end_line: u32,
+    /// As stored: one per line.
+    decorators: Option<String>,
 }
 
 /// The paragraph that says what a description is about: its first, but of a reStructuredText
@@ -544,7 +546,7 @@ impl Index {
     fn sym_info(&self, id: i64) -> Result<Option<SymInfo>> {
         self.conn
             .prepare_cached(
-                "SELECT id, file_id, parent_id, kind, qualname, signature, start_line, end_line FROM symbols WHERE id = ?1",
+                "SELECT id, file_id, parent_id, kind, qualname, signature, start_line, end_line, decorators FROM symbols WHERE id = ?1",
             )
             .and_then(|mut s| {
                 s.query_row([id], |r| {
@@ -557,6 +559,7 @@ impl Index {
                         signature: r.get(5)?,
                         line: r.get(6)?,
                         end_line: r.get(7)?,
+                        decorators: r.get(8)?,
                     })
                 })
                 .optional()
@@ -976,7 +979,13 @@ impl Index {
             let Some(file) = files.get(&info.file_id) else {
                 continue;
             };
-            if from_ranking && tests_last && crate::find::is_test_symbol(&file.path, &info.qualname)
+            if from_ranking
+                && tests_last
+                && crate::find::is_test_symbol(
+                    &file.path,
+                    &info.qualname,
+                    info.decorators.as_deref(),
+                )
             {
                 tests.push(id);
                 continue;

@@ -99,7 +99,7 @@ fn rust_tests_beside_the_code_come_after_it_unless_asked_for() {
     write_file(
         dir.path(),
         "src/size.rs",
-        "/// Parses a human readable size such as 2M into bytes.\npub fn parse_size(text: &str) -> u64 {\n    text.len() as u64\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    /// A human readable size: 2M parses into bytes, and so does 2K and a plain size.\n    #[test]\n    fn parse_size_parses_human_readable_sizes() {\n        assert_eq!(parse_size(\"2M\"), 2);\n        assert_eq!(parse_size(\"2K\"), 2);\n    }\n}\n",
+        "/// Parses a human readable size such as 2M into bytes.\npub fn parse_size(text: &str) -> u64 {\n    text.len() as u64\n}\n\n/// Human readable sizes parse into bytes: 2M, 2K and a plain size.\n#[test]\nfn parse_human_readable_sizes_into_bytes() {\n    assert_eq!(parse_size(\"2M\"), 2);\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    /// A human readable size: 2M parses into bytes, and so does 2K and a plain size.\n    #[test]\n    fn parse_size_parses_human_readable_sizes() {\n        assert_eq!(parse_size(\"2M\"), 2);\n        assert_eq!(parse_size(\"2K\"), 2);\n    }\n}\n",
     );
     let index = Index::open(dir.path()).unwrap();
     let first = |query: &str| {
@@ -115,9 +115,13 @@ fn rust_tests_beside_the_code_come_after_it_unless_asked_for() {
         first("parse a human readable size into bytes"),
         "parse_size"
     );
-    // Asked for, the tests come first (the `mod tests` itself, or a test in it).
+    // Asked for, the tests come first (the `mod tests` itself, a test in it, or the `#[test]`
+    // beside the code).
     let asked = first("tests of parsing a human readable size into bytes");
-    assert!(asked.starts_with("tests"), "{asked}");
+    assert!(
+        asked.starts_with("tests") || asked == "parse_human_readable_sizes_into_bytes",
+        "{asked}"
+    );
     // The file is named by the code, not by the test that repeats the query's words, ...
     let matches = |query: &str| {
         index
@@ -129,6 +133,30 @@ fn rust_tests_beside_the_code_come_after_it_unless_asked_for() {
     };
     let named = matches("parse a human readable size into bytes");
     assert_eq!(named[0], "parse_size:2", "{named:?}");
+    // A `#[test]` outside the `tests` module is a test too: it gets the tests' factor.
+    let found = index
+        .find_with(
+            "parse a human readable size into bytes",
+            5,
+            cast_analyzer::FindMode::Symbols,
+        )
+        .unwrap();
+    let attributed = found
+        .symbols
+        .iter()
+        .find(|h| h.qualname.as_deref() == Some("parse_human_readable_sizes_into_bytes"))
+        .expect("the #[test] fn is among the five symbols of the file");
+    let code = found
+        .symbols
+        .iter()
+        .find(|h| h.qualname.as_deref() == Some("parse_size"))
+        .unwrap();
+    assert!(
+        attributed.scores.factor < 1.0 && code.scores.factor == 1.0,
+        "{} {}",
+        attributed.scores.factor,
+        code.scores.factor
+    );
     // ... unless the query asks for tests.
     let named = matches("tests of parsing a human readable size into bytes");
     assert!(named[0].starts_with("tests"), "{named:?}");
