@@ -324,8 +324,14 @@ pub(crate) fn is_test(path: &str) -> bool {
         p == "test"
             || p == "tests"
             || p == "testing"
+            || p == "testdata"
+            || p == "e2e"
             || p.starts_with("test_")
+            || p.starts_with("test-")
             || p.ends_with("_tests")
+            // JavaScript's names for them: `runtime-tests`, `e2e-test`.
+            || p.ends_with("-tests")
+            || p.ends_with("-test")
     }) || name.starts_with("test_")
         || name.ends_with("_test.py")
         || name == "conftest.py"
@@ -1720,6 +1726,11 @@ mod tests {
             "src/__tests__/a.js",
             "gson/src/test/java/com/google/gson/GsonTest.java",
             "lib/FooTests.java",
+            "runtime-tests/lambda/stream-mock.ts",
+            "packages/e2e-test/app.ts",
+            "test-utils/render.js",
+            "src/e2e/login.ts",
+            "cmd/testdata/input.go",
         ] {
             assert!(is_test(p), "{p}");
         }
@@ -1730,6 +1741,8 @@ mod tests {
             "src/latest.go",
             "src/Contest.java",
             "src/testable.ts",
+            "src/attest-x/a.ts",
+            "src/latest-test-run/a.ts",
         ] {
             assert!(!is_test(p), "{p}");
         }
