@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::index::Index;
+use crate::store::rows::{self, StoredSymbol};
 use crate::store::{self, TermTable};
 use crate::text;
 
@@ -213,19 +214,6 @@ fn bm25f(
     out
 }
 
-/// One stored definition of a candidate file.
-struct StoredSymbol {
-    id: i64,
-    name: String,
-    qualname: String,
-    signature: String,
-    docstring: Option<String>,
-    start_byte: usize,
-    end_byte: usize,
-    parent_id: Option<i64>,
-    name_split: Option<String>,
-}
-
 impl Index {
     /// BM25F of every symbol of `files` against `terms`, with the weights given in the
     /// columns' order (name, context, signature, docstring, body); at most `limit`, best first,
@@ -270,39 +258,14 @@ impl Index {
     /// [`Index::answer_many`], or one query with no check beside it), the files are read and
     /// cut on all cores (the cutting is most of the work).
     fn count_candidates(&self, files: &[i64], query: &Query) -> rusqlite::Result<Vec<Counted>> {
-        let mut file_stmt = self
-            .conn
-            .prepare_cached("SELECT path, size FROM files WHERE id = ?1")?;
-        let mut sym_stmt = self.conn.prepare_cached(
-            "SELECT id, name, qualname, signature, docstring, start_byte, end_byte, parent_id,
-                    name_split
-             FROM symbols WHERE file_id = ?1 ORDER BY ord",
-        )?;
         let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
         for &file in files {
-            let Some((path, size)) = file_stmt
-                .query_row([file], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-                })
-                .ok()
+            // A file gone from the table since the candidates were picked gives nothing.
+            let Some((path, size)) = rows::file_path_and_size(&self.conn, file).ok().flatten()
             else {
                 continue;
             };
-            let symbols: Vec<StoredSymbol> = sym_stmt
-                .query_map([file], |r| {
-                    Ok(StoredSymbol {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                        qualname: r.get(2)?,
-                        signature: r.get(3)?,
-                        docstring: r.get(4)?,
-                        start_byte: r.get::<_, i64>(5)?.max(0) as usize,
-                        end_byte: r.get::<_, i64>(6)?.max(0) as usize,
-                        parent_id: r.get(7)?,
-                        name_split: r.get(8)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<_>>()?;
+            let symbols = rows::stored_symbols(&self.conn, file)?;
             if !symbols.is_empty() {
                 stored.push((file, path, size, symbols));
             }

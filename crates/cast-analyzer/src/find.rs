@@ -53,12 +53,12 @@ use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
 use cast_workspace::Scope;
-use rusqlite::OptionalExtension;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use crate::index::{Index, kind_of};
-use crate::store::{self, PARSED_FILES, TermTable, db_err};
+use crate::index::Index;
+use crate::store::rows::{self, FileRow, SymbolRow};
+use crate::store::{self, TermTable, db_err};
 use crate::stored_ranks::StoredFileGraph;
 use crate::{AnalyzerError, Result};
 
@@ -668,26 +668,6 @@ impl Priors {
     }
 }
 
-/// A symbol's row as read for a result.
-#[derive(Debug, Clone)]
-struct SymbolRow {
-    id: i64,
-    kind: SymbolKind,
-    qualname: String,
-    signature: String,
-    doc: Option<String>,
-    start_line: u32,
-    end_line: u32,
-}
-
-/// A file's row as read for a result.
-#[derive(Debug, Clone)]
-struct FileRow {
-    path: String,
-    description: Option<String>,
-    lines: u32,
-}
-
 /// Stored ranks, and on a log scale, 0 to 1 (see [`Index::stored_ranks`]).
 pub(crate) struct Ranks {
     pub(crate) sorted: crate::stored_ranks::SortedRanks,
@@ -733,14 +713,11 @@ impl InScope {
 
     pub(crate) fn of(conn: &rusqlite::Connection, scope: &Scope) -> rusqlite::Result<InScope> {
         let mut files = FxHashSet::default();
-        let mut stmt =
-            conn.prepare_cached(&format!("SELECT id, path FROM files WHERE {PARSED_FILES}"))?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            if scope.contains(row.get_ref(1)?.as_str()?) {
-                files.insert(row.get::<_, i64>(0)?);
+        rows::for_each_parsed_file(conn, |id, path| {
+            if scope.contains(path) {
+                files.insert(id);
             }
-        }
+        })?;
         Self::with_symbols(conn, files)
     }
 
@@ -751,20 +728,15 @@ impl InScope {
     ) -> rusqlite::Result<InScope> {
         let mut symbols = FxHashSet::default();
         if files.len() <= Self::LOOKUPS {
-            let mut stmt = conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1")?;
             for f in &files {
-                for id in stmt.query_map([f], |r| r.get::<_, i64>(0))? {
-                    symbols.insert(id?);
-                }
+                symbols.extend(rows::symbols_of_file(conn, *f)?);
             }
         } else {
-            let mut stmt = conn.prepare_cached("SELECT id, file_id FROM symbols")?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                if files.contains(&row.get::<_, i64>(1)?) {
-                    symbols.insert(row.get::<_, i64>(0)?);
+            rows::for_each_symbol_file(conn, |id, file| {
+                if files.contains(&file) {
+                    symbols.insert(id);
                 }
-            }
+            })?;
         }
         Ok(InScope { files, symbols })
     }
@@ -921,11 +893,8 @@ impl Index {
         let mut best: Vec<(i64, f64)> = by_file.into_iter().collect();
         best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut files: Vec<i64> = best.iter().take(CANDIDATE_FILES).map(|(f, _)| *f).collect();
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT file_id FROM symbols WHERE id = ?1")?;
         for (id, _) in stored_symbols {
-            if let Some(f) = stmt.query_row([id], |r| r.get::<_, i64>(0)).optional()?
+            if let Some(f) = rows::file_of_symbol(&self.conn, *id)?
                 && !files.contains(&f)
             {
                 files.push(f);
@@ -1026,20 +995,13 @@ impl Index {
         for ident in &idents {
             match ident {
                 Ident::Name { name, dotted } => {
-                    let found: Vec<(i64, i64, String)> = self
-                        .conn
-                        .prepare_cached(
-                            "SELECT id, file_id, qualname FROM symbols WHERE name = ?1 LIMIT ?2",
-                        )
-                        .and_then(|mut s| {
-                            s.query_map(rusqlite::params![name, sql_limit(200)], |r| {
-                                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                            })?
-                            .collect::<rusqlite::Result<Vec<_>>>()
-                        })
-                        .map_err(&err)?;
                     let found: Vec<(i64, i64, String)> =
-                        found.into_iter().filter(|(_, f, _)| file_in(*f)).collect();
+                        rows::symbols_named(&self.conn, name, sql_limit(200))
+                            .map_err(&err)?
+                            .into_iter()
+                            .filter(|s| file_in(s.file))
+                            .map(|s| (s.id, s.file, s.qualname))
+                            .collect();
                     if found.is_empty() {
                         continue;
                     }
@@ -1077,19 +1039,14 @@ impl Index {
                 }
                 Ident::File(name) => {
                     let name = name.trim_start_matches("./");
-                    let rows: Vec<(i64, String)> = self
-                        .conn
-                        .prepare_cached("SELECT id, path FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\' LIMIT ?3")
-                        .and_then(|mut s| {
-                            let like = format!("%/{}", name.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-                            s.query_map(rusqlite::params![name, like, sql_limit(50)], |r| Ok((r.get(0)?, r.get(1)?)))?
-                                .collect::<rusqlite::Result<Vec<_>>>()
-                        })
-                        .map_err(&err)?;
-                    let rows: Vec<(i64, String)> =
-                        rows.into_iter().filter(|(id, _)| file_in(*id)).collect();
-                    let k = rows.len() as f64;
-                    for (id, _) in rows {
+                    let named: Vec<(i64, String)> =
+                        rows::files_named(&self.conn, name, sql_limit(50))
+                            .map_err(&err)?
+                            .into_iter()
+                            .filter(|(id, _)| file_in(*id))
+                            .collect();
+                    let k = named.len() as f64;
+                    for (id, _) in named {
                         *file_ident.entry(id).or_default() += 1.0 / k;
                     }
                 }
@@ -1181,9 +1138,6 @@ impl Index {
         let read = if scoped { usize::MAX } else { HISTORY_COMMITS };
         let commits = store::match_commits(&self.conn, terms, read)?;
         let mut counted = 0;
-        let mut id_of = self.conn.prepare_cached(&format!(
-            "SELECT id FROM files WHERE path = ?1 AND {PARSED_FILES}"
-        ))?;
         let mut files: HashMap<i64, PastChanges> = HashMap::new();
         for commit in commits {
             if counted == HISTORY_COMMITS {
@@ -1191,7 +1145,7 @@ impl Index {
             }
             let mut in_scope = false;
             for p in &commit.files {
-                let Some(id) = id_of.query_row([p], |r| r.get::<_, i64>(0)).optional()? else {
+                let Some(id) = rows::parsed_file_id(&self.conn, p)? else {
                     continue;
                 };
                 if !file_in(id) {
@@ -1295,12 +1249,6 @@ impl Index {
             }
         }
         let ranks = self.stored_ranks(RankedTable::Files)?;
-        let mut paths = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT path FROM files WHERE id = ?1 AND {PARSED_FILES}"
-            ))
-            .map_err(&err)?;
         let mut out = Vec::with_capacity(scores.len());
         let idf_total: f64 = ev.terms.iter().map(|(_, w)| w).sum();
         for (f, mut s) in scores {
@@ -1308,11 +1256,7 @@ impl Index {
             if in_scope.is_some_and(|scope| !scope.files.contains(&f)) {
                 continue;
             }
-            let Some(path) = paths
-                .query_row([f], |r| r.get::<_, String>(0))
-                .optional()
-                .map_err(&err)?
-            else {
+            let Some(path) = rows::parsed_file_path(&self.conn, f).map_err(&err)? else {
                 continue;
             };
             let module_path = crate::text::module_path(&path);
@@ -1359,41 +1303,11 @@ impl Index {
     }
 
     fn file_row(&self, id: i64) -> Result<Option<FileRow>> {
-        self.conn
-            .prepare_cached("SELECT path, description, line_count FROM files WHERE id = ?1")
-            .and_then(|mut s| {
-                s.query_row([id], |r| {
-                    Ok(FileRow {
-                        path: r.get(0)?,
-                        description: r.get(1)?,
-                        lines: r.get(2)?,
-                    })
-                })
-                .optional()
-            })
-            .map_err(db_err(&self.db_path))
+        rows::file_row(&self.conn, id).map_err(db_err(&self.db_path))
     }
 
     fn symbol_row(&self, id: i64) -> Result<Option<SymbolRow>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, file_id, kind, qualname, signature, docstring, start_line, end_line FROM symbols WHERE id = ?1",
-            )
-            .and_then(|mut s| {
-                s.query_row([id], |r| {
-                    Ok(SymbolRow {
-                        id: r.get(0)?,
-                        kind: kind_of(r.get(2)?),
-                        qualname: r.get(3)?,
-                        signature: r.get(4)?,
-                        doc: r.get(5)?,
-                        start_line: r.get(6)?,
-                        end_line: r.get(7)?,
-                    })
-                })
-                .optional()
-            })
-            .map_err(db_err(&self.db_path))
+        rows::symbol_row(&self.conn, id).map_err(db_err(&self.db_path))
     }
 
     fn file_hits(
@@ -1404,10 +1318,6 @@ impl Index {
         top: usize,
     ) -> Result<Vec<Hit>> {
         let err = db_err(&self.db_path);
-        let mut naming = self
-            .conn
-            .prepare_cached("SELECT qualname, decorators FROM symbols WHERE id = ?1")
-            .map_err(&err)?;
         let mut out = Vec::new();
         for (id, scores) in files.iter().take(top) {
             let Some(row) = self.file_row(*id)? else {
@@ -1430,12 +1340,9 @@ impl Index {
                 .collect();
             if !priors.tests_ok && !is_test(&row.path) {
                 for (score, s) in &mut best {
-                    let named: Option<(String, Option<String>)> = naming
-                        .query_row([*s], |r| Ok((r.get(0)?, r.get(1)?)))
-                        .optional()
-                        .map_err(&err)?;
-                    if named.is_some_and(|(qualname, decorators)| {
-                        is_test_symbol(&row.path, &qualname, decorators.as_deref())
+                    let named = rows::symbol_naming(&self.conn, *s).map_err(&err)?;
+                    if named.is_some_and(|n| {
+                        is_test_symbol(&row.path, &n.qualname, n.decorators.as_deref())
                     }) {
                         *score *= TEST_FACTOR;
                     }
@@ -1482,14 +1389,6 @@ impl Index {
             .copied()
             .collect();
         let mut path_of: HashMap<i64, String> = HashMap::new();
-        let mut path_stmt = self
-            .conn
-            .prepare_cached("SELECT path FROM files WHERE id = ?1")
-            .map_err(&err)?;
-        let mut name_stmt = self
-            .conn
-            .prepare_cached("SELECT qualname, decorators FROM symbols WHERE id = ?1")
-            .map_err(&err)?;
         for id in ids {
             let Some(file) = ev.symbol_file.get(&id).copied() else {
                 continue;
@@ -1497,20 +1396,21 @@ impl Index {
             let path = match path_of.get(&file) {
                 Some(p) => p.clone(),
                 None => {
-                    let Some(p) = path_stmt
-                        .query_row([file], |r| r.get::<_, String>(0))
-                        .optional()
-                        .map_err(&err)?
-                    else {
+                    let Some(p) = rows::file_path(&self.conn, file).map_err(&err)? else {
                         continue;
                     };
                     path_of.insert(file, p.clone());
                     p
                 }
             };
-            let (qualname, decorators): (String, Option<String>) = name_stmt
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(&err)?;
+            // Read in the same snapshot as the evidence, so it is there.
+            let Some(rows::SymbolNaming {
+                qualname,
+                decorators,
+            }) = rows::symbol_naming(&self.conn, id).map_err(&err)?
+            else {
+                continue;
+            };
             let mut s = Scores {
                 text: ev.symbol_text.get(&id).copied().unwrap_or(0.0),
                 path: 0.0,

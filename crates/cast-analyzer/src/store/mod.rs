@@ -14,6 +14,8 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
 use crate::{AnalyzerError, Result};
 
+pub(crate) mod rows;
+
 /// Bumped whenever the tables or the blob encodings change, or what the parser stores for a
 /// file that did not change (10: files' descriptions without licences or tags, signatures
 /// without comments; 11: doc comments seen past a plain comment, generic lists closed without
