@@ -6,9 +6,9 @@ use cast_parser::{RefKind, SymbolKind};
 use serde::Serialize;
 
 use crate::Result;
-use crate::index::{Index, kind_of};
+use crate::index::Index;
 use crate::resolve::{How, decode_deps_raw, decode_edges_raw};
-use crate::store::db_err;
+use crate::store::{db_err, rows};
 
 /// A resolved reference between two symbols.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,24 +55,11 @@ pub struct IndexStats {
 
 impl Index {
     fn symbol_names(&self) -> Result<HashMap<i64, (String, String, SymbolKind, u32)>> {
-        let err = db_err(&self.db_path);
-        let mut stmt = self
-            .conn
-            .prepare("SELECT s.id, f.path, s.qualname, s.kind, s.start_line FROM symbols s JOIN files f ON f.id = s.file_id")
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    (r.get(1)?, r.get(2)?, kind_of(r.get(3)?), r.get(4)?),
-                ))
-            })
-            .map_err(&err)?;
         let mut out = HashMap::new();
-        for r in rows {
-            let (id, v) = r.map_err(&err)?;
-            out.insert(id, v);
-        }
+        rows::for_each_symbol_place(&self.conn, |p| {
+            out.insert(p.id, (p.path, p.qualname, p.kind, p.line));
+        })
+        .map_err(db_err(&self.db_path))?;
         Ok(out)
     }
 
@@ -81,24 +68,14 @@ impl Index {
     pub fn edges(&self) -> Result<Vec<GraphEdge>> {
         let err = db_err(&self.db_path);
         let names = self.symbol_names()?;
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, edges FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL ORDER BY path")
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-            })
-            .map_err(&err)?;
         let mut out = Vec::new();
-        for r in rows {
-            let (path, blob) = r.map_err(&err)?;
-            for e in decode_edges_raw(&blob).unwrap_or_default() {
+        rows::for_each_file_edges(&self.conn, true, |_, path, blob| {
+            for e in decode_edges_raw(blob).unwrap_or_default() {
                 let Some((dst_path, dst, _, _)) = names.get(&e.dst) else {
                     continue;
                 };
                 out.push(GraphEdge {
-                    src_path: path.clone(),
+                    src_path: path.to_owned(),
                     src: names.get(&e.src).map(|n| n.1.clone()),
                     dst_path: dst_path.clone(),
                     dst: dst.clone(),
@@ -108,7 +85,8 @@ impl Index {
                     line: e.line,
                 });
             }
-        }
+        })
+        .map_err(&err)?;
         Ok(out)
     }
 
@@ -142,29 +120,11 @@ impl Index {
     pub fn top_files(&self, limit: usize) -> Result<Vec<RankedFile>> {
         let err = db_err(&self.db_path);
         let ranks = self.file_ranks()?;
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, path, deps FROM files")
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<Vec<u8>>>(2)?,
-                ))
-            })
-            .map_err(&err)?;
-        let mut all = Vec::new();
-        let mut paths = HashMap::new();
-        for r in rows {
-            let (id, path, deps) = r.map_err(&err)?;
-            paths.insert(id, path.clone());
-            all.push((id, path, deps));
-        }
+        let all = rows::files_with_deps(&self.conn).map_err(&err)?;
+        let paths: HashMap<i64, String> = all.iter().map(|f| (f.id, f.path.clone())).collect();
         let mut out: Vec<RankedFile> = all
             .into_iter()
-            .map(|(id, path, deps)| RankedFile {
+            .map(|rows::FileDeps { id, path, deps }| RankedFile {
                 rank: ranks.get(&id).copied().unwrap_or(0.0),
                 imports: deps
                     .and_then(|d| decode_deps_raw(&d))
@@ -183,12 +143,7 @@ impl Index {
     /// What the index holds.
     pub fn stats(&self) -> Result<IndexStats> {
         let err = db_err(&self.db_path);
-        let count = |sql: &str| -> Result<usize> {
-            self.conn
-                .query_row(sql, [], |r| r.get::<_, i64>(0))
-                .map(|n| n as usize)
-                .map_err(&err)
-        };
+        let (files, symbols) = rows::file_and_symbol_rows(&self.conn).map_err(&err)?;
         let meta = |key: &str| -> Result<usize> {
             Ok(crate::store::get_meta(&self.conn, key)
                 .map_err(&err)?
@@ -197,8 +152,8 @@ impl Index {
                 .unwrap_or(0))
         };
         Ok(IndexStats {
-            files: count("SELECT COUNT(*) FROM files")?,
-            symbols: count("SELECT COUNT(*) FROM symbols")?,
+            files,
+            symbols,
             edges: meta("edges")?,
             file_edges: meta("file_edges")?,
             db_bytes: crate::index::db_bytes(&self.db_path),

@@ -11,12 +11,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use cast_workspace::Scope;
-use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::find::{InScope, RankedTable, plural};
-use crate::index::{Index, kind_of};
+use crate::index::Index;
 use crate::resolve::{decode_deps_raw, decode_edges_raw};
+use crate::store::rows::{self, SymbolInfo as SymInfo};
 use crate::store::{self, db_err};
 use crate::trace::Trace;
 use crate::{Result, estimate_tokens};
@@ -405,20 +405,6 @@ struct FileInfo {
     deps: Vec<i64>,
 }
 
-#[derive(Debug, Clone)]
-struct SymInfo {
-    id: i64,
-    file_id: i64,
-    parent: Option<i64>,
-    kind: SymbolKind,
-    qualname: String,
-    signature: String,
-    line: u32,
-    end_line: u32,
-    /// As stored: one per line.
-    decorators: Option<String>,
-}
-
 /// The paragraph that says what a description is about: its first, but of a reStructuredText
 /// title (`ast` over a `~~~` line, `==== Title ====`), the title without its adornment lines,
 /// or — when the title is a single word, most often the module's own name (`ast`,
@@ -511,70 +497,33 @@ pub(crate) fn short_description(d: &str) -> String {
 impl Index {
     fn map_files(&self) -> Result<HashMap<i64, FileInfo>> {
         let err = db_err(&self.db_path);
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
-                "SELECT id, path, description, line_count, deps FROM files WHERE {}",
-                crate::store::PARSED_FILES
-            ))
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                let deps: Option<Vec<u8>> = r.get(4)?;
-                Ok(FileInfo {
-                    id: r.get(0)?,
-                    path: r.get(1)?,
-                    description: r.get(2)?,
-                    lines: r.get(3)?,
-                    deps: deps
-                        .and_then(|d| decode_deps_raw(&d))
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|(id, _)| id)
-                        .collect(),
-                })
-            })
-            .map_err(&err)?;
         let mut out = HashMap::new();
-        for r in rows {
-            let f = r.map_err(&err)?;
-            out.insert(f.id, f);
+        for f in rows::mapped_files(&self.conn).map_err(&err)? {
+            let info = FileInfo {
+                id: f.id,
+                path: f.path,
+                description: f.description,
+                lines: f.lines,
+                deps: f
+                    .deps
+                    .and_then(|d| decode_deps_raw(&d))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect(),
+            };
+            out.insert(info.id, info);
         }
         Ok(out)
     }
 
     fn sym_info(&self, id: i64) -> Result<Option<SymInfo>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, file_id, parent_id, kind, qualname, signature, start_line, end_line, decorators FROM symbols WHERE id = ?1",
-            )
-            .and_then(|mut s| {
-                s.query_row([id], |r| {
-                    Ok(SymInfo {
-                        id: r.get(0)?,
-                        file_id: r.get(1)?,
-                        parent: r.get(2)?,
-                        kind: kind_of(r.get(3)?),
-                        qualname: r.get(4)?,
-                        signature: r.get(5)?,
-                        line: r.get(6)?,
-                        end_line: r.get(7)?,
-                        decorators: r.get(8)?,
-                    })
-                })
-                .optional()
-            })
-            .map_err(db_err(&self.db_path))
+        rows::symbol_info(&self.conn, id).map_err(db_err(&self.db_path))
     }
 
     /// The innermost symbol of a file enclosing a line.
     fn enclosing(&self, file_id: i64, line: u32) -> Result<Option<i64>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id FROM symbols WHERE file_id = ?1 AND decorated_line <= ?2 AND end_line >= ?2 ORDER BY end_line - decorated_line LIMIT 1",
-            )
-            .and_then(|mut s| s.query_row(rusqlite::params![file_id, line], |r| r.get(0)).optional())
-            .map_err(db_err(&self.db_path))
+        rows::enclosing_symbol(&self.conn, file_id, line).map_err(db_err(&self.db_path))
     }
 
     /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
@@ -604,12 +553,7 @@ impl Index {
                 })
         };
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
-            let blob: Option<Vec<u8>> = self
-                .conn
-                .prepare_cached("SELECT edges FROM file_data WHERE id = ?1")
-                .and_then(|mut st| st.query_row([file_id], |r| r.get(0)).optional())
-                .map_err(db_err(&self.db_path))?
-                .flatten();
+            let blob = rows::file_edges(&self.conn, file_id).map_err(db_err(&self.db_path))?;
             // Each callee once, guessed only if every call to it was found by name alone.
             let mut by_src: HashMap<i64, Vec<(i64, bool)>> = HashMap::new();
             for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {
@@ -651,31 +595,17 @@ impl Index {
     }
 
     fn symbols_of_file(&self, file_id: i64) -> Result<Vec<i64>> {
-        let err = db_err(&self.db_path);
-        self.conn
-            .prepare_cached("SELECT id FROM symbols WHERE file_id = ?1 ORDER BY ord")
-            .and_then(|mut s| s.query_map([file_id], |r| r.get(0))?.collect())
-            .map_err(&err)
+        rows::symbols_of_file(&self.conn, file_id).map_err(db_err(&self.db_path))
     }
 
     fn by_qualname(&self, file_id: i64, function: &str) -> Result<Option<i64>> {
         let name = function.rsplit('.').next().unwrap_or(function);
-        let err = db_err(&self.db_path);
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id = ?1 AND name = ?2")
-            .map_err(&err)?;
-        let rows: Vec<(i64, String)> = stmt
-            .query_map(rusqlite::params![file_id, name], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(&err)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(&err)?;
-        Ok(rows
+        let named = rows::symbols_named_in_file(&self.conn, file_id, name)
+            .map_err(db_err(&self.db_path))?;
+        Ok(named
             .iter()
             .find(|(_, q)| q == function || function.ends_with(&format!(".{q}")))
-            .or(rows.first())
+            .or(named.first())
             .map(|(id, _)| *id))
     }
 

@@ -4,15 +4,16 @@
 use std::collections::HashMap;
 
 use cast_parser::{RefKind, SymbolKind};
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
-use crate::index::{Index, kind_of};
+use crate::index::Index;
 use crate::resolve::{How, RawEdge, decode_edges_raw};
 
 /// How many references of each list are shown.
 const MAX_LISTED: usize = 50;
 use crate::store::db_err;
+use crate::store::rows;
+pub(crate) use crate::store::rows::SymRow;
 use crate::{AnalyzerError, Result};
 
 /// One resolved reference to or from the shown symbol.
@@ -174,35 +175,6 @@ fn one_per_place<K: Ord>(edges: impl IntoIterator<Item = (K, RawEdge)>) -> Vec<(
     best.into_iter().collect()
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct SymRow {
-    pub id: i64,
-    pub file_id: i64,
-    pub path: String,
-    pub kind: SymbolKind,
-    pub qualname: String,
-    pub signature: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    pub decorated_line: u32,
-}
-
-const SYM_COLUMNS: &str = "s.id, s.file_id, f.path, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.decorated_line";
-
-fn sym_row(r: &rusqlite::Row) -> rusqlite::Result<SymRow> {
-    Ok(SymRow {
-        id: r.get(0)?,
-        file_id: r.get(1)?,
-        path: r.get(2)?,
-        kind: kind_of(r.get(3)?),
-        qualname: r.get(4)?,
-        signature: r.get(5)?,
-        start_line: r.get(6)?,
-        end_line: r.get(7)?,
-        decorated_line: r.get(8)?,
-    })
-}
-
 fn is_test_path(path: &str) -> bool {
     path.split('/')
         .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
@@ -231,14 +203,7 @@ impl Index {
     }
 
     pub(crate) fn file_id(&self, rel: &str) -> Result<Option<(i64, u32)>> {
-        self.conn
-            .query_row(
-                "SELECT id, line_count FROM files WHERE path = ?1",
-                [rel],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(db_err(&self.db_path))
+        rows::file_id_and_lines(&self.conn, rel).map_err(db_err(&self.db_path))
     }
 
     /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first, and
@@ -251,18 +216,11 @@ impl Index {
         let query = normalize_name(query);
         let query = query.as_str();
         let name = query.rsplit('.').next().unwrap_or(query);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1"
-            ))
-            .map_err(&err)?;
-        let rows = stmt.query_map([name], sym_row).map_err(&err)?;
+        let candidates = rows::sym_rows_named(&self.conn, name).map_err(&err)?;
         let ranks = self.symbol_ranks()?;
         let mut found = Vec::new();
         let mut named = Vec::new();
-        for row in rows {
-            let row = row.map_err(&err)?;
+        for row in candidates {
             let full = normalize_name(&crate::modpath::full_name(&row.path, &row.qualname));
             let qualname = normalize_name(&row.qualname);
             let exact_full = full == query;
@@ -338,12 +296,7 @@ impl Index {
     }
 
     fn symbol_by_id(&self, id: i64) -> Result<Option<SymRow>> {
-        self.conn
-            .prepare_cached(&format!(
-                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
-            ))
-            .and_then(|mut s| s.query_row([id], sym_row).optional())
-            .map_err(db_err(&self.db_path))
+        rows::sym_row_of(&self.conn, id).map_err(db_err(&self.db_path))
     }
 
     /// L3: the source of a symbol given by qualified name (`Cart.add`, `shop.cart.Cart.add`)
@@ -399,13 +352,8 @@ impl Index {
                 lines: line_count,
             });
         }
-        let row = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {SYM_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1 AND s.decorated_line <= ?2 AND s.end_line >= ?2 ORDER BY s.end_line - s.decorated_line LIMIT 1"
-            ))
-            .and_then(|mut s| s.query_row(params![file_id, line], sym_row).optional())
-            .map_err(db_err(&self.db_path))?;
+        let row =
+            rows::enclosing_sym_row(&self.conn, file_id, line).map_err(db_err(&self.db_path))?;
         match row {
             Some(row) => self.source_of(&row),
             None => {
@@ -445,37 +393,24 @@ impl Index {
             qualnames.insert(id, v.clone());
             Ok(v)
         };
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, edges, id FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL")
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Vec<u8>>(1)?,
-                    r.get::<_, i64>(2)?,
-                ))
-            })
-            .map_err(&err)?;
         // Keyed by place and the symbol on the other side: two calls of the same method on one
         // line (`s.encode() + t.encode()`) are one reference, not two.
         let mut incoming = Vec::new();
         let mut outgoing = Vec::new();
-        for r in rows {
-            let (path, blob, file_id) = r.map_err(&err)?;
-            let Some(edges) = decode_edges_raw(&blob) else {
-                continue;
+        rows::for_each_file_edges(&self.conn, false, |file_id, path, blob| {
+            let Some(edges) = decode_edges_raw(blob) else {
+                return;
             };
             for e in edges {
                 if e.dst == row.id {
-                    incoming.push(((path.clone(), e.line, e.src), e));
+                    incoming.push(((path.to_owned(), e.line, e.src), e));
                 }
                 if file_id == row.file_id && e.src == row.id {
                     outgoing.push(((e.line, e.dst), e));
                 }
             }
-        }
+        })
+        .map_err(&err)?;
         let (resolved_in, guessed_in): (Vec<_>, Vec<_>) = one_per_place(incoming)
             .into_iter()
             .partition(|(_, e)| e.how != How::Name);

@@ -200,9 +200,9 @@ pub(crate) fn symbols_named(
         .collect()
 }
 
-/// The ids of file `file`'s symbols.
+/// The ids of file `file`'s symbols, in the parse's order.
 pub(crate) fn symbols_of_file(conn: &Connection, file: i64) -> rusqlite::Result<Vec<i64>> {
-    conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1")?
+    conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1 ORDER BY ord")?
         .query_map([file], |r| r.get(0))?
         .collect()
 }
@@ -241,4 +241,255 @@ pub(crate) fn stored_symbols(conn: &Connection, file: i64) -> rusqlite::Result<V
         })
     })?
     .collect()
+}
+
+/// A parsed file as the map lists it; `deps` is the stored blob of the files it imports.
+#[derive(Debug, Clone)]
+pub(crate) struct MappedFile {
+    pub(crate) id: i64,
+    pub(crate) path: String,
+    pub(crate) description: Option<String>,
+    pub(crate) lines: u32,
+    pub(crate) deps: Option<Vec<u8>>,
+}
+
+/// Every parsed file as the map lists it.
+pub(crate) fn mapped_files(conn: &Connection) -> rusqlite::Result<Vec<MappedFile>> {
+    conn.prepare_cached(&format!(
+        "SELECT id, path, description, line_count, deps FROM files WHERE {PARSED_FILES}"
+    ))?
+    .query_map([], |r| {
+        Ok(MappedFile {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            description: r.get(2)?,
+            lines: r.get(3)?,
+            deps: r.get(4)?,
+        })
+    })?
+    .collect()
+}
+
+/// A symbol as the map shows it.
+#[derive(Debug, Clone)]
+pub(crate) struct SymbolInfo {
+    pub(crate) id: i64,
+    pub(crate) file_id: i64,
+    pub(crate) parent: Option<i64>,
+    pub(crate) kind: SymbolKind,
+    pub(crate) qualname: String,
+    pub(crate) signature: String,
+    pub(crate) line: u32,
+    pub(crate) end_line: u32,
+    /// As stored: one per line.
+    pub(crate) decorators: Option<String>,
+}
+
+/// Symbol `id` as the map shows it.
+pub(crate) fn symbol_info(conn: &Connection, id: i64) -> rusqlite::Result<Option<SymbolInfo>> {
+    conn.prepare_cached(
+        "SELECT id, file_id, parent_id, kind, qualname, signature, start_line, end_line, decorators FROM symbols WHERE id = ?1",
+    )?
+    .query_row([id], |r| {
+        Ok(SymbolInfo {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            parent: r.get(2)?,
+            kind: kind_of(r.get(3)?),
+            qualname: r.get(4)?,
+            signature: r.get(5)?,
+            line: r.get(6)?,
+            end_line: r.get(7)?,
+            decorators: r.get(8)?,
+        })
+    })
+    .optional()
+}
+
+/// The innermost symbol of file `file` whose lines (decorators included) hold `line`.
+pub(crate) fn enclosing_symbol(
+    conn: &Connection,
+    file: i64,
+    line: u32,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM symbols WHERE file_id = ?1 AND decorated_line <= ?2 AND end_line >= ?2 ORDER BY end_line - decorated_line LIMIT 1",
+    )?
+    .query_row(rusqlite::params![file, line], |r| r.get(0))
+    .optional()
+}
+
+/// The symbols of file `file` named `name`, with their qualified names.
+pub(crate) fn symbols_named_in_file(
+    conn: &Connection,
+    file: i64,
+    name: &str,
+) -> rusqlite::Result<Vec<(i64, String)>> {
+    conn.prepare_cached("SELECT id, qualname FROM symbols WHERE file_id = ?1 AND name = ?2")?
+        .query_map(rusqlite::params![file, name], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect()
+}
+
+/// The stored blob of file `file`'s resolved edges, if it has one.
+pub(crate) fn file_edges(conn: &Connection, file: i64) -> rusqlite::Result<Option<Vec<u8>>> {
+    Ok(conn
+        .prepare_cached("SELECT edges FROM file_data WHERE id = ?1")?
+        .query_row([file], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+/// A symbol with its file's path, as `show` and trace read it.
+#[derive(Debug, Clone)]
+pub(crate) struct SymRow {
+    pub id: i64,
+    pub file_id: i64,
+    pub path: String,
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub signature: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub decorated_line: u32,
+}
+
+const SYM_ROW: &str = "SELECT s.id, s.file_id, f.path, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.decorated_line FROM symbols s JOIN files f ON f.id = s.file_id";
+
+fn sym_row(r: &rusqlite::Row) -> rusqlite::Result<SymRow> {
+    Ok(SymRow {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        path: r.get(2)?,
+        kind: kind_of(r.get(3)?),
+        qualname: r.get(4)?,
+        signature: r.get(5)?,
+        start_line: r.get(6)?,
+        end_line: r.get(7)?,
+        decorated_line: r.get(8)?,
+    })
+}
+
+/// Every definition named `name`, with its file's path.
+pub(crate) fn sym_rows_named(conn: &Connection, name: &str) -> rusqlite::Result<Vec<SymRow>> {
+    conn.prepare_cached(&format!("{SYM_ROW} WHERE s.name = ?1"))?
+        .query_map([name], sym_row)?
+        .collect()
+}
+
+/// Symbol `id` with its file's path.
+pub(crate) fn sym_row_of(conn: &Connection, id: i64) -> rusqlite::Result<Option<SymRow>> {
+    conn.prepare_cached(&format!("{SYM_ROW} WHERE s.id = ?1"))?
+        .query_row([id], sym_row)
+        .optional()
+}
+
+/// The innermost symbol of file `file` whose lines (decorators included) hold `line`, with
+/// its file's path.
+pub(crate) fn enclosing_sym_row(
+    conn: &Connection,
+    file: i64,
+    line: u32,
+) -> rusqlite::Result<Option<SymRow>> {
+    conn.prepare_cached(&format!(
+        "{SYM_ROW} WHERE s.file_id = ?1 AND s.decorated_line <= ?2 AND s.end_line >= ?2 ORDER BY s.end_line - s.decorated_line LIMIT 1"
+    ))?
+    .query_row(rusqlite::params![file, line], sym_row)
+    .optional()
+}
+
+/// The id and line count of the file at `path`.
+pub(crate) fn file_id_and_lines(
+    conn: &Connection,
+    path: &str,
+) -> rusqlite::Result<Option<(i64, u32)>> {
+    conn.prepare_cached("SELECT id, line_count FROM files WHERE path = ?1")?
+        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()
+}
+
+/// Calls `f` with each file that has resolved edges: its id, path and edges blob; in path
+/// order when `by_path` is set.
+pub(crate) fn for_each_file_edges(
+    conn: &Connection,
+    by_path: bool,
+    mut f: impl FnMut(i64, &str, &[u8]),
+) -> rusqlite::Result<()> {
+    let sql = if by_path {
+        "SELECT id, path, edges FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL ORDER BY path"
+    } else {
+        "SELECT id, path, edges FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL"
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        f(
+            row.get(0)?,
+            row.get_ref(1)?.as_str()?,
+            row.get_ref(2)?.as_blob()?,
+        );
+    }
+    Ok(())
+}
+
+/// A symbol's place: its file's path, qualified name, kind and first line.
+#[derive(Debug, Clone)]
+pub(crate) struct SymbolPlace {
+    pub(crate) id: i64,
+    pub(crate) path: String,
+    pub(crate) qualname: String,
+    pub(crate) kind: SymbolKind,
+    pub(crate) line: u32,
+}
+
+/// Calls `f` with every symbol's place, in one pass over the table.
+pub(crate) fn for_each_symbol_place(
+    conn: &Connection,
+    mut f: impl FnMut(SymbolPlace),
+) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, f.path, s.qualname, s.kind, s.start_line FROM symbols s JOIN files f ON f.id = s.file_id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        f(SymbolPlace {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            qualname: r.get(2)?,
+            kind: kind_of(r.get(3)?),
+            line: r.get(4)?,
+        });
+    }
+    Ok(())
+}
+
+/// A file and the stored blob of the files it imports.
+#[derive(Debug, Clone)]
+pub(crate) struct FileDeps {
+    pub(crate) id: i64,
+    pub(crate) path: String,
+    pub(crate) deps: Option<Vec<u8>>,
+}
+
+/// Every file (parsed or not) with what it imports.
+pub(crate) fn files_with_deps(conn: &Connection) -> rusqlite::Result<Vec<FileDeps>> {
+    conn.prepare_cached("SELECT id, path, deps FROM files")?
+        .query_map([], |r| {
+            Ok(FileDeps {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                deps: r.get(2)?,
+            })
+        })?
+        .collect()
+}
+
+/// How many rows `files` and `symbols` hold.
+pub(crate) fn file_and_symbol_rows(conn: &Connection) -> rusqlite::Result<(usize, usize)> {
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    Ok((
+        count("SELECT COUNT(*) FROM files")? as usize,
+        count("SELECT COUNT(*) FROM symbols")? as usize,
+    ))
 }
