@@ -9,7 +9,7 @@ use cast_parser::{
     DEFAULT_MAX_FILESIZE, ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions,
 };
 use cast_workspace::LiveWatch;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codec;
@@ -21,8 +21,8 @@ use crate::listing::{
 use crate::modpath::{self, Family};
 use crate::resolve::Catalog;
 use crate::store::{
-    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, FileTerms, SKIPPED_FILES, State,
-    SymbolTerms, db_err,
+    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, FileTerms, State, SymbolTerms, build,
+    db_err, rows,
 };
 use crate::stored_ranks::rank_and_store;
 use crate::{AnalyzerError, Result};
@@ -312,45 +312,30 @@ impl Writer<'_> {
             .and_then(|p| p.syntax_error.as_ref())
             .map(store::encode_syntax_error);
         let error = error.or(syntax_error.as_deref());
-        let iface = blobs.map(|b| &b.iface);
-        let imports = blobs.map(|b| &b.imports);
-        let refs = blobs.map(|b| &b.refs);
-        let values = params![
-            item.rel,
-            item.size as i64,
-            item.mtime_ns,
+        let iface = blobs.map(|b| b.iface.as_slice());
+        let imports = blobs.map(|b| b.imports.as_slice());
+        let refs = blobs.map(|b| b.refs.as_slice());
+        let record = build::FileRecord {
+            rel: &item.rel,
+            size: item.size as i64,
+            mtime_ns: item.mtime_ns,
             hash,
-            parsed.map(|p| p.language),
-            parsed.map_or(0, |p| i64::from(p.line_count)),
-            parsed.and_then(|p| p.description.as_deref()),
+            language: parsed.map(|p| p.language),
+            line_count: parsed.map_or(0, |p| i64::from(p.line_count)),
+            description: parsed.and_then(|p| p.description.as_deref()),
             flags,
             error,
-        ];
+        };
         let id = match old {
             Some(id) => {
-                let mut stmt = self.conn.prepare_cached(
-                    "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, deps=NULL WHERE id=?10",
-                )?;
-                let mut all: Vec<&dyn rusqlite::ToSql> = values.to_vec();
-                all.push(&id);
-                stmt.execute(all.as_slice())?;
+                build::update_file(self.conn, id, &record)?;
                 store::delete_file_terms(self.conn, id)?;
                 id
             }
-            None => {
-                let mut stmt = self.conn.prepare_cached(
-                    "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
-                )?;
-                stmt.execute(values)?;
-                self.conn.last_insert_rowid()
-            }
+            None => build::insert_file(self.conn, &record)?,
         };
         // The parse products, afresh; the edges are resolved later.
-        self.conn
-            .prepare_cached(
-                "INSERT OR REPLACE INTO file_data(id, iface, imports, refs) VALUES (?1,?2,?3,?4)",
-            )?
-            .execute(params![id, iface, imports, refs])?;
+        build::put_file_data(self.conn, id, iface, imports, refs)?;
         if let Some(b) = blobs {
             store::insert_file_terms(self.conn, id, &b.file_terms)?;
         }
@@ -369,15 +354,8 @@ impl Writer<'_> {
         let parsed = parsed.map(|(p, _)| p);
         let mut old: HashMap<(String, u32), i64> = HashMap::new();
         if !fresh {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT id, qualname FROM symbols WHERE file_id=?1 ORDER BY ord")?;
-            let rows = stmt.query_map([file_id], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })?;
             let mut seen: HashMap<String, u32> = HashMap::new();
-            for row in rows {
-                let (id, q) = row?;
+            for (id, q) in build::symbol_qualnames(self.conn, file_id)? {
                 let n = seen.entry(q.clone()).or_insert(0);
                 old.insert((q, *n), id);
                 *n += 1;
@@ -390,12 +368,6 @@ impl Writer<'_> {
         let symbols = parsed.map_or(&[][..], |p| p.symbols.as_slice());
         let mut ids: Vec<i64> = Vec::with_capacity(symbols.len());
         let mut seen: HashMap<&str, u32> = HashMap::new();
-        let mut insert = self.conn.prepare_cached(
-            "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
-        )?;
-        let mut update = self.conn.prepare_cached(
-            "UPDATE symbols SET file_id=?2, ord=?3, parent_id=?4, kind=?5, name=?6, qualname=?7, signature=?8, docstring=?9, start_line=?10, end_line=?11, decorated_line=?12, header_end_line=?13, doc_start=?14, doc_end=?15, decorators=?16, start_byte=?17, end_byte=?18, name_split=?19 WHERE id=?1",
-        )?;
         for (ord, s) in symbols.iter().enumerate() {
             let n = seen.entry(s.qualname.as_str()).or_insert(0);
             let key = (s.qualname.clone(), *n);
@@ -408,47 +380,40 @@ impl Writer<'_> {
                 .get(ord)
                 .map(|t| t.name_split.as_str())
                 .filter(|t| !t.is_empty());
-            let row = params![
-                reuse,
+            let row = build::SymbolRecord {
                 file_id,
-                ord as i64,
-                parent,
-                kind_code(s.kind),
-                s.name,
-                s.qualname,
-                s.signature,
-                s.docstring,
-                s.start_line,
-                s.end_line,
-                s.decorated_line,
-                s.header_end_line,
+                ord: ord as i64,
+                parent_id: parent,
+                kind: kind_code(s.kind),
+                name: &s.name,
+                qualname: &s.qualname,
+                signature: &s.signature,
+                docstring: s.docstring.as_deref(),
+                start_line: s.start_line,
+                end_line: s.end_line,
+                decorated_line: s.decorated_line,
+                header_end_line: s.header_end_line,
                 doc_start,
                 doc_end,
-                decorators,
-                s.start_byte as i64,
-                s.end_byte as i64,
+                decorators: decorators.as_deref(),
+                start_byte: s.start_byte as i64,
+                end_byte: s.end_byte as i64,
                 name_split,
-            ];
+            };
             let id = match reuse {
                 Some(id) => {
-                    update.execute(row)?;
+                    build::update_symbol(self.conn, id, &row)?;
                     id
                 }
-                None => {
-                    insert.execute(row)?;
-                    self.conn.last_insert_rowid()
-                }
+                None => build::insert_symbol(self.conn, &row)?,
             };
             ids.push(id);
             if let Some(t) = terms.get(ord) {
                 store::insert_symbol_terms(self.conn, id, t)?;
             }
         }
-        let mut delete = self
-            .conn
-            .prepare_cached("DELETE FROM symbols WHERE id=?1")?;
         for id in old.into_values() {
-            delete.execute([id])?;
+            build::delete_symbol(self.conn, id)?;
         }
         let entries: Vec<codec::SymtabEntry> = symbols
             .iter()
@@ -462,9 +427,7 @@ impl Writer<'_> {
                 header_end_line: s.header_end_line,
             })
             .collect();
-        self.conn
-            .prepare_cached("UPDATE file_data SET symtab=?1 WHERE id=?2")?
-            .execute(params![codec::encode_symtab(&entries), file_id])?;
+        build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
         Ok(())
     }
 }
@@ -770,9 +733,7 @@ impl Index {
         // written once, not twice).
         store::empty_unusable(&self.conn).map_err(&err)?;
         let bulk = store::begin_bulk(&self.conn).map_err(&err)?;
-        let result = self
-            .conn
-            .execute_batch("BEGIN IMMEDIATE")
+        let result = build::begin_write(&self.conn)
             .map_err(&err)
             .and_then(|()| self.update(walk, progress, listing));
         // Whatever was decoded may have been rewritten, committed or not.
@@ -780,7 +741,7 @@ impl Index {
         let result = match result {
             Ok(mut report) => {
                 let t = Instant::now();
-                let committed = self.conn.execute_batch("COMMIT").map_err(&err);
+                let committed = build::commit(&self.conn).map_err(&err);
                 if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
                     let _ = self
@@ -793,7 +754,7 @@ impl Index {
                 committed.map(|()| report)
             }
             Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
+                build::rollback(&self.conn);
                 Err(e)
             }
         };
@@ -855,38 +816,23 @@ impl Index {
         // nothing else); the hash and interface only of files whose stat changed.
         let mut old: rustc_hash::FxHashMap<String, OldFile> = rustc_hash::FxHashMap::default();
         old.reserve(listed.len());
-        {
-            let mut stmt = conn
-                .prepare("SELECT id, path, size, mtime_ns FROM files INDEXED BY files_stat")
-                .map_err(&err)?;
-            let rows = stmt
-                .query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(1)?,
-                        OldFile {
-                            id: r.get(0)?,
-                            listed: false,
-                            size: r.get::<_, i64>(2)? as u64,
-                            mtime_ns: r.get(3)?,
-                            hash: Vec::new(),
-                            iface: None,
-                        },
-                    ))
-                })
-                .map_err(&err)?;
-            for row in rows {
-                let (path, f) = row.map_err(&err)?;
-                old.insert(path, f);
-            }
-        }
+        build::for_each_file_stat(conn, |id, path, size, mtime_ns| {
+            old.insert(
+                path.to_owned(),
+                OldFile {
+                    id,
+                    listed: false,
+                    size: size as u64,
+                    mtime_ns,
+                    hash: Vec::new(),
+                    iface: None,
+                },
+            );
+        })
+        .map_err(&err)?;
 
         let mut to_read: Vec<Listed> = Vec::new();
         {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT hash, iface FROM files LEFT JOIN file_data USING (id) WHERE id = ?1",
-                )
-                .map_err(&err)?;
             for item in listed {
                 let o = old.get_mut(&item.rel);
                 match o {
@@ -896,9 +842,11 @@ impl Index {
                     }
                     Some(o) => {
                         o.listed = true;
-                        (o.hash, o.iface) = stmt
-                            .query_row([o.id], |r| Ok((r.get(0)?, r.get(1)?)))
+                        // Listed by the stat scan a moment ago, in the same transaction.
+                        let indexed = build::indexed_content(conn, o.id)
+                            .and_then(|row| row.ok_or(rusqlite::Error::QueryReturnedNoRows))
                             .map_err(&err)?;
+                        (o.hash, o.iface) = (indexed.hash, indexed.iface);
                         to_read.push(item);
                     }
                     None => to_read.push(item),
@@ -948,13 +896,8 @@ impl Index {
                     Outcome::Touched => {
                         report.touched += 1;
                         if let Some(p) = prev {
-                            conn.prepare_cached(
-                                "UPDATE files SET size=?1, mtime_ns=?2 WHERE id=?3",
-                            )
-                            .and_then(|mut s| {
-                                s.execute(params![item.size as i64, item.mtime_ns, p.id])
-                            })
-                            .map_err(&err)?;
+                            build::set_file_stat(conn, p.id, item.size as i64, item.mtime_ns)
+                                .map_err(&err)?;
                         }
                     }
                     Outcome::Parsed { hash, file, blobs } => {
@@ -967,18 +910,7 @@ impl Index {
                             structure_changed = true;
                         }
                         if let Some(p) = prev {
-                            let before: Option<(Vec<u8>, Vec<u8>)> = conn
-                                .prepare_cached("SELECT edges, deps FROM files LEFT JOIN file_data USING (id) WHERE id=?1")
-                                .and_then(|mut s| {
-                                    s.query_row([p.id], |r| {
-                                        Ok((
-                                            r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default(),
-                                            r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default(),
-                                        ))
-                                    })
-                                    .optional()
-                                })
-                                .map_err(&err)?;
+                            let before = build::file_graph_blobs(conn, p.id).map_err(&err)?;
                             if let Some(b) = before {
                                 old_graph.insert(p.id, b);
                             }
@@ -1033,15 +965,7 @@ impl Index {
         let counts = match stored_counts {
             Some(c) => c,
             None => {
-                let c = store::Counts {
-                    files: count(conn, "SELECT COUNT(*) FROM files").map_err(&err)?,
-                    skipped: count(
-                        conn,
-                        &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
-                    )
-                    .map_err(&err)?,
-                    symbols: count(conn, "SELECT COUNT(*) FROM symbols").map_err(&err)?,
-                };
+                let c = build::count_rows(conn).map_err(&err)?;
                 store::set_counts(conn, c).map_err(&err)?;
                 c
             }
@@ -1064,12 +988,6 @@ impl Index {
             catalog.resolve_files(&refs);
             let mut graph_changed = structure_changed || report.cold;
             {
-                let mut set_edges = conn
-                    .prepare_cached("UPDATE file_data SET edges=?1 WHERE id=?2")
-                    .map_err(&err)?;
-                let mut set_deps = conn
-                    .prepare_cached("UPDATE files SET deps=?1 WHERE id=?2")
-                    .map_err(&err)?;
                 for (f, _) in &refs {
                     let edges = catalog.encode_edges(*f);
                     let deps = catalog.encode_deps(*f);
@@ -1078,8 +996,7 @@ impl Index {
                         graph_changed = true;
                     }
                     let id = catalog.files[*f as usize].id;
-                    set_edges.execute(params![edges, id]).map_err(&err)?;
-                    set_deps.execute(params![deps, id]).map_err(&err)?;
+                    build::set_file_graph(conn, id, &edges, &deps).map_err(&err)?;
                 }
             }
             report.phases.resolve = lap(&mut phase);
@@ -1112,7 +1029,7 @@ impl Index {
                 .map_err(&err)?;
             report.phases.history = started_history.elapsed().as_secs_f64();
         }
-        report.commits = count(conn, "SELECT COUNT(*) FROM commits").map_err(&err)?;
+        report.commits = build::commit_rows(conn).map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
         match watch {
@@ -1176,46 +1093,19 @@ impl Index {
     fn delete_missing(&self, old: &rustc_hash::FxHashMap<String, OldFile>) -> Result<usize> {
         let err = db_err(&self.db_path);
         let mut deleted = 0;
-        let mut del_file = self
-            .conn
-            .prepare_cached("DELETE FROM files WHERE id=?1")
-            .map_err(&err)?;
-        let mut del_data = self
-            .conn
-            .prepare_cached("DELETE FROM file_data WHERE id=?1")
-            .map_err(&err)?;
-        let mut del_syms = self
-            .conn
-            .prepare_cached("DELETE FROM symbols WHERE file_id=?1")
-            .map_err(&err)?;
-        let mut sym_ids = self
-            .conn
-            .prepare_cached("SELECT id FROM symbols WHERE file_id=?1")
-            .map_err(&err)?;
         for f in old.values() {
             if f.listed {
                 continue;
             }
-            let ids: Vec<i64> = sym_ids
-                .query_map([f.id], |r| r.get(0))
-                .and_then(|rows| rows.collect())
-                .map_err(&err)?;
-            for id in ids {
+            for id in rows::symbols_of_file(&self.conn, f.id).map_err(&err)? {
                 store::delete_symbol_terms(&self.conn, id).map_err(&err)?;
             }
             store::delete_file_terms(&self.conn, f.id).map_err(&err)?;
-            del_syms.execute([f.id]).map_err(&err)?;
-            del_file.execute([f.id]).map_err(&err)?;
-            del_data.execute([f.id]).map_err(&err)?;
+            build::delete_file(&self.conn, f.id).map_err(&err)?;
             deleted += 1;
         }
         Ok(deleted)
     }
-}
-
-fn count(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
-    conn.query_row(sql, [], |r| r.get::<_, i64>(0))
-        .map(|n| n as usize)
 }
 
 fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {
@@ -1243,35 +1133,24 @@ pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<C
     let mut cat = Catalog::default();
     // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
     let mut blobs: Vec<GraphBlobs> = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, path, language, imports, edges, deps, symtab FROM files LEFT JOIN file_data USING (id) ORDER BY id",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            let path: String = r.get(1)?;
-            let language: Option<String> = r.get(2)?;
-            let imports = r
-                .get_ref(3)?
-                .as_blob_or_null()?
-                .and_then(codec::decode_imports)
-                .unwrap_or_default();
-            let file = cat.add_file(id, &path, language.as_deref(), imports);
-            let symtab = r
-                .get_ref(6)?
-                .as_blob_or_null()?
-                .and_then(codec::decode_symtab)
-                .unwrap_or_default();
-            let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
-            for e in symtab {
-                let parent = e.parent.and_then(|p| dense.get(p).copied());
-                let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
-                dense.push(idx);
-            }
-            blobs.push((r.get(4)?, r.get(5)?));
+    build::for_each_catalog_row(conn, |row| {
+        let imports = row
+            .imports
+            .and_then(codec::decode_imports)
+            .unwrap_or_default();
+        let file = cat.add_file(row.id, row.path, row.language, imports);
+        let symtab = row
+            .symtab
+            .and_then(codec::decode_symtab)
+            .unwrap_or_default();
+        let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
+        for e in symtab {
+            let parent = e.parent.and_then(|p| dense.get(p).copied());
+            let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
+            dense.push(idx);
         }
-    }
+        blobs.push((row.edges.map(<[u8]>::to_vec), row.deps.map(<[u8]>::to_vec)));
+    })?;
     for (i, (edges, deps)) in blobs.into_iter().enumerate() {
         let e = edges.and_then(|b| cat.decode_edges(&b)).unwrap_or_default();
         let d = deps.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
@@ -1322,13 +1201,12 @@ fn load_refs(
     cat: &Catalog,
     ids: &[i64],
 ) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
-    let mut stmt = conn.prepare_cached("SELECT refs FROM file_data WHERE id=?1")?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let Some(&f) = cat.file_by_id.get(id) else {
             continue;
         };
-        let blob: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?.flatten();
+        let blob = build::file_refs(conn, *id)?;
         let refs = blob
             .and_then(|b| codec::decode_refs(&b))
             .unwrap_or_default();

@@ -14,6 +14,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
 use crate::{AnalyzerError, Result};
 
+pub(crate) mod build;
 pub(crate) mod rows;
 
 /// Bumped whenever the tables or the blob encodings change, or what the parser stores for a
