@@ -744,9 +744,7 @@ impl Index {
                 let committed = build::commit(&self.conn).map_err(&err);
                 if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
-                    let _ = self
-                        .conn
-                        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                    build::checkpoint(&self.conn);
                 }
                 report.phases.commit = t.elapsed().as_secs_f64();
                 report.seconds += report.phases.commit;

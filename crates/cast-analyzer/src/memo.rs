@@ -57,10 +57,7 @@ impl Memo {
         err: impl Fn(rusqlite::Error) -> E,
         make: impl FnOnce() -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
-        let version: i64 = conn
-            .prepare_cached("PRAGMA data_version")
-            .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
-            .map_err(err)?;
+        let version = crate::store::data_version(conn).map_err(err)?;
         {
             let mut inner = self.inner.borrow_mut();
             if inner.version != Some(version) {

@@ -345,6 +345,12 @@ pub(crate) fn commit(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("COMMIT")
 }
 
+/// Folds the WAL into the database file and empties it (after a cold build, whose WAL is as
+/// large as the database); best effort.
+pub(crate) fn checkpoint(conn: &Connection) {
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+}
+
 /// Rolls the build's write transaction back (best effort: the caller reports its own error).
 pub(crate) fn rollback(conn: &Connection) {
     let _ = conn.execute_batch("ROLLBACK");

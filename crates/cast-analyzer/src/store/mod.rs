@@ -666,6 +666,13 @@ fn match_table(
     rows.collect()
 }
 
+/// The database's version as this connection sees it (`PRAGMA data_version`): it moves when
+/// another connection commits, so what was decoded from the old state is stale.
+pub(crate) fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("PRAGMA data_version")?
+        .query_row([], |r| r.get(0))
+}
+
 /// How many files (of which skipped) and symbols the index holds, as counted when its content
 /// last changed: counting scans whole tables, which every query would pay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
