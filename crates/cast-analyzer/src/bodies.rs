@@ -261,8 +261,7 @@ impl Index {
         let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
         for &file in files {
             // A file gone from the table since the candidates were picked gives nothing.
-            let Some((path, size)) = rows::file_path_and_size(&self.conn, file).ok().flatten()
-            else {
+            let Some((path, size)) = rows::file_path_and_size(&self.conn, file)? else {
                 continue;
             };
             let symbols = rows::stored_symbols(&self.conn, file)?;

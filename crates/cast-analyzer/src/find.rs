@@ -36,8 +36,8 @@
 //!    names its package; when the query speaks of them, stubs ×1 and tests, examples and docs
 //!    ×[`ASKED_FACTOR`] (a task about a test mostly changes the code under test too); tests are
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
-//!    `XTest.java`, `tests/`), and a symbol in a `tests` scope (Rust's `mod tests` beside the
-//!    code) counts as a test.
+//!    `XTest.java`, `tests/`, `runtime-tests/`), and a symbol in a `tests` scope (Rust's `mod
+//!    tests` beside the code) or with a test's decorator (`#[test]`, `@Test`) counts as a test.
 //! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
 //!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
 //!    a prior, like the rank, added to files that other evidence found.
@@ -329,9 +329,10 @@ pub(crate) fn is_test(path: &str) -> bool {
             || p.starts_with("test_")
             || p.starts_with("test-")
             || p.ends_with("_tests")
-            // JavaScript's names for them: `runtime-tests`, `e2e-test`.
+            // JavaScript's names for them: `runtime-tests`, `e2e-test`. A singular `*-test` is
+            // as often the product (Playwright's `playwright-test`, an `ab-test` feature).
             || p.ends_with("-tests")
-            || p.ends_with("-test")
+            || matches!(p, "e2e-test" | "integration-test" | "unit-test")
     }) || name.starts_with("test_")
         || name.ends_with("_test.py")
         || name == "conftest.py"
@@ -358,7 +359,8 @@ fn marked_as_test(decorators: Option<&str>) -> bool {
 
 /// Whether a decorator marks a test: Rust's `#[test]`, `#[tokio::test]`, `#[test_case(…)]`,
 /// `#[rstest]` and `#[cfg(test)]`; Java's `@Test`, `@ParameterizedTest`, `@RepeatedTest`;
-/// Python's `@pytest.…` (Python's tests are otherwise known by their files). Rust writes unit
+/// Python's `@pytest.mark.…` (Python's tests are otherwise known by their files; a
+/// `@pytest.fixture` or `@pytest.hookimpl` outside them is a plugin's own code). Rust writes unit
 /// tests beside the code, often outside a `mod tests` (ripgrep's flags keep a `#[test] fn
 /// test_max_depth()` next to each flag), where only the attribute says what they are.
 fn is_test_decorator(decorator: &str) -> bool {
@@ -372,7 +374,7 @@ fn is_test_decorator(decorator: &str) -> bool {
     if path == "cfg" {
         return args.trim_end_matches(')').trim() == "test";
     }
-    if path == "pytest" || path.starts_with("pytest.") {
+    if path.starts_with("pytest.mark.") {
         return true;
     }
     let last = path.rsplit([':', '.']).next().unwrap_or(path);
@@ -1338,13 +1340,13 @@ impl Index {
                         .map(|(s, (_, c))| (*c, *s)),
                 )
                 .collect();
-            if !priors.tests_ok && !is_test(&row.path) {
+            if !is_test(&row.path) {
                 for (score, s) in &mut best {
                     let named = rows::symbol_naming(&self.conn, *s).map_err(&err)?;
                     if named.is_some_and(|n| {
                         is_test_symbol(&row.path, &n.qualname, n.decorators.as_deref())
                     }) {
-                        *score *= TEST_FACTOR;
+                        *score *= priors.test_factor();
                     }
                 }
             }
@@ -1506,7 +1508,7 @@ mod tests {
             "@ParameterizedTest",
             "@org.junit.jupiter.api.Test",
             "pytest.mark.parametrize(\"x\", [1, 2])",
-            "pytest.fixture",
+            "pytest.mark.slow",
         ] {
             assert!(is_test_decorator(d), "{d}");
         }
@@ -1521,6 +1523,8 @@ mod tests {
             "functools.lru_cache(maxsize=None)",
             "app.route(\"/test\")",
             "contest",
+            "pytest.fixture",
+            "pytest.hookimpl(tryfirst=True)",
         ] {
             assert!(!is_test_decorator(d), "{d}");
         }
@@ -1628,6 +1632,7 @@ mod tests {
             "lib/FooTests.java",
             "runtime-tests/lambda/stream-mock.ts",
             "packages/e2e-test/app.ts",
+            "packages/api-tests/users.ts",
             "test-utils/render.js",
             "src/e2e/login.ts",
             "cmd/testdata/input.go",
@@ -1643,6 +1648,8 @@ mod tests {
             "src/testable.ts",
             "src/attest-x/a.ts",
             "src/latest-test-run/a.ts",
+            "packages/playwright-test/src/index.ts",
+            "src/features/ab-test/flag.ts",
         ] {
             assert!(!is_test(p), "{p}");
         }

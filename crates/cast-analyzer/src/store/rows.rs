@@ -1,6 +1,8 @@
-//! Typed reads of single rows and small sets of `files` and `symbols`, for search (`find.rs`
-//! and its second stage, `bodies.rs`): each statement is written here once and gives its rows
-//! as types, never as columns read back by position at the call site.
+//! Typed reads of `files`, `symbols` and `file_data` for the queries: search (`find.rs` and
+//! its second stage, `bodies.rs`), the map, `show` and the graph API (`graph.rs`); single rows,
+//! small sets and a few whole-table passes (given to a callback row by row where the rows are
+//! many). Each statement is written here once and gives its rows as types, never as columns
+//! read back by position at the call site. What a build writes is in `build.rs`.
 //!
 //! Statements are prepared through the connection's cache (`prepare_cached`), so a read made
 //! once per candidate costs a cache lookup, not a parse.
