@@ -6,7 +6,7 @@
 //! Statements are prepared through the connection's cache (`prepare_cached`): the writer calls
 //! these once per file and per symbol, and a cached statement costs a lookup, not a parse.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 use super::{Counts, SKIPPED_FILES};
 
@@ -29,38 +29,34 @@ pub(crate) fn insert_file(conn: &Connection, f: &FileRecord) -> rusqlite::Result
     conn.prepare_cached(
         "INSERT INTO files(path, size, mtime_ns, hash, language, line_count, description, flags, error) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     )?
-    .execute(params![
-        f.rel,
-        f.size,
-        f.mtime_ns,
-        f.hash,
-        f.language,
-        f.line_count,
-        f.description,
-        f.flags,
-        f.error
-    ])?;
+    .execute(file_values(f).as_slice())?;
     Ok(conn.last_insert_rowid())
 }
 
 /// File `id`'s row rewritten; what it imports is resolved again later (`deps` cleared).
 pub(crate) fn update_file(conn: &Connection, id: i64, f: &FileRecord) -> rusqlite::Result<()> {
+    let mut values = file_values(f);
+    values.push(&id);
     conn.prepare_cached(
         "UPDATE files SET path=?1, size=?2, mtime_ns=?3, hash=?4, language=?5, line_count=?6, description=?7, flags=?8, error=?9, deps=NULL WHERE id=?10",
     )?
-    .execute(params![
-        f.rel,
-        f.size,
-        f.mtime_ns,
-        f.hash,
-        f.language,
-        f.line_count,
-        f.description,
-        f.flags,
-        f.error,
-        id
-    ])?;
+    .execute(values.as_slice())?;
     Ok(())
+}
+
+/// A file record's values in the order of the statements above (`?1` … `?9`).
+fn file_values<'a>(f: &'a FileRecord) -> Vec<&'a dyn ToSql> {
+    vec![
+        &f.rel,
+        &f.size,
+        &f.mtime_ns,
+        &f.hash,
+        &f.language,
+        &f.line_count,
+        &f.description,
+        &f.flags,
+        &f.error,
+    ]
 }
 
 /// File `id`'s parse products, afresh (its edges and symbol table are written later).
