@@ -143,7 +143,8 @@ impl Index {
     /// What the index holds.
     pub fn stats(&self) -> Result<IndexStats> {
         let err = db_err(&self.db_path);
-        let (files, symbols) = rows::file_and_symbol_rows(&self.conn).map_err(&err)?;
+        let crate::store::Counts { files, symbols, .. } =
+            crate::store::count_rows(&self.conn).map_err(&err)?;
         let meta = |key: &str| -> Result<usize> {
             Ok(crate::store::get_meta(&self.conn, key)
                 .map_err(&err)?

@@ -963,7 +963,7 @@ impl Index {
         let counts = match stored_counts {
             Some(c) => c,
             None => {
-                let c = build::count_rows(conn).map_err(&err)?;
+                let c = store::count_rows(conn).map_err(&err)?;
                 store::set_counts(conn, c).map_err(&err)?;
                 c
             }
@@ -1027,7 +1027,7 @@ impl Index {
                 .map_err(&err)?;
             report.phases.history = started_history.elapsed().as_secs_f64();
         }
-        report.commits = build::commit_rows(conn).map_err(&err)?;
+        report.commits = store::commit_rows(conn).map_err(&err)?;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
         match watch {
@@ -1204,7 +1204,7 @@ fn load_refs(
         let Some(&f) = cat.file_by_id.get(id) else {
             continue;
         };
-        let blob = build::file_refs(conn, *id)?;
+        let blob = rows::file_blob(conn, *id, rows::FileBlob::Refs)?;
         let refs = blob
             .and_then(|b| codec::decode_refs(&b))
             .unwrap_or_default();

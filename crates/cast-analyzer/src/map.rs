@@ -523,7 +523,9 @@ impl Index {
 
     /// The innermost symbol of a file enclosing a line.
     fn enclosing(&self, file_id: i64, line: u32) -> Result<Option<i64>> {
-        rows::enclosing_symbol(&self.conn, file_id, line).map_err(db_err(&self.db_path))
+        rows::enclosing_sym_row(&self.conn, file_id, line)
+            .map(|row| row.map(|r| r.id))
+            .map_err(db_err(&self.db_path))
     }
 
     /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
@@ -553,7 +555,8 @@ impl Index {
                 })
         };
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
-            let blob = rows::file_edges(&self.conn, file_id).map_err(db_err(&self.db_path))?;
+            let blob = rows::file_blob(&self.conn, file_id, rows::FileBlob::Edges)
+                .map_err(db_err(&self.db_path))?;
             // Each callee once, guessed only if every call to it was found by name alone.
             let mut by_src: HashMap<i64, Vec<(i64, bool)>> = HashMap::new();
             for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {

@@ -8,8 +8,6 @@
 
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
-use super::{Counts, SKIPPED_FILES};
-
 /// A file's row as a build writes it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FileRecord<'a> {
@@ -155,15 +153,6 @@ pub(crate) fn set_file_graph(
     Ok(())
 }
 
-/// File `id`'s stored references blob.
-pub(crate) fn file_refs(conn: &Connection, id: i64) -> rusqlite::Result<Option<Vec<u8>>> {
-    Ok(conn
-        .prepare_cached("SELECT refs FROM file_data WHERE id=?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?
-        .flatten())
-}
-
 /// File `id`'s rows gone: its symbols, its row and its parse products (its full-text rows are
 /// deleted by the caller, by id).
 pub(crate) fn delete_file(conn: &Connection, id: i64) -> rusqlite::Result<()> {
@@ -306,29 +295,6 @@ pub(crate) fn for_each_catalog_row(
         });
     }
     Ok(())
-}
-
-/// The rows of `files`, of skipped files among them, and of `symbols` (whole-table scans: a
-/// refresh that changed nothing reads the stored [`Counts`] instead).
-pub(crate) fn count_rows(conn: &Connection) -> rusqlite::Result<Counts> {
-    Ok(Counts {
-        files: count(conn, "SELECT COUNT(*) FROM files")?,
-        skipped: count(
-            conn,
-            &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
-        )?,
-        symbols: count(conn, "SELECT COUNT(*) FROM symbols")?,
-    })
-}
-
-/// The commits the history stored.
-pub(crate) fn commit_rows(conn: &Connection) -> rusqlite::Result<usize> {
-    count(conn, "SELECT COUNT(*) FROM commits")
-}
-
-fn count(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
-    conn.query_row(sql, [], |r| r.get::<_, i64>(0))
-        .map(|n| n as usize)
 }
 
 /// Opens the build's write transaction, waiting for another writer (`BEGIN IMMEDIATE`).

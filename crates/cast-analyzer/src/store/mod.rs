@@ -728,13 +728,35 @@ pub(crate) fn doc_freqs(
 /// How many parsed files and symbols the index holds: the stored [`Counts`], or counted when
 /// there are none.
 pub(crate) fn searchable_counts(conn: &Connection) -> rusqlite::Result<(usize, usize)> {
-    if let Some(c) = counts(conn)? {
-        return Ok((c.files - c.skipped.min(c.files), c.symbols));
-    }
-    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
-    let files = count(&format!("SELECT COUNT(*) FROM files WHERE {PARSED_FILES}"))?;
-    let symbols = count("SELECT COUNT(*) FROM symbols")?;
-    Ok((files.max(0) as usize, symbols.max(0) as usize))
+    let c = match counts(conn)? {
+        Some(c) => c,
+        None => count_rows(conn)?,
+    };
+    Ok((c.files - c.skipped.min(c.files), c.symbols))
+}
+
+/// The rows of `files`, of skipped files among them, and of `symbols`, counted (whole-table
+/// scans: a refresh that changed nothing reads the stored [`Counts`] instead).
+pub(crate) fn count_rows(conn: &Connection) -> rusqlite::Result<Counts> {
+    Ok(Counts {
+        files: count_of(conn, "SELECT COUNT(*) FROM files")?,
+        skipped: count_of(
+            conn,
+            &format!("SELECT COUNT(*) FROM files WHERE {SKIPPED_FILES}"),
+        )?,
+        symbols: count_of(conn, "SELECT COUNT(*) FROM symbols")?,
+    })
+}
+
+/// The one number a `SELECT COUNT(*)` gives.
+fn count_of(conn: &Connection, sql: &str) -> rusqlite::Result<usize> {
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+        .map(|n| n.max(0) as usize)
+}
+
+/// The commits the history stored.
+pub(crate) fn commit_rows(conn: &Connection) -> rusqlite::Result<usize> {
+    count_of(conn, "SELECT COUNT(*) FROM commits")
 }
 
 #[cfg(test)]

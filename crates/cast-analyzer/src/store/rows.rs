@@ -308,19 +308,6 @@ pub(crate) fn symbol_info(conn: &Connection, id: i64) -> rusqlite::Result<Option
     .optional()
 }
 
-/// The innermost symbol of file `file` whose lines (decorators included) hold `line`.
-pub(crate) fn enclosing_symbol(
-    conn: &Connection,
-    file: i64,
-    line: u32,
-) -> rusqlite::Result<Option<i64>> {
-    conn.prepare_cached(
-        "SELECT id FROM symbols WHERE file_id = ?1 AND decorated_line <= ?2 AND end_line >= ?2 ORDER BY end_line - decorated_line LIMIT 1",
-    )?
-    .query_row(rusqlite::params![file, line], |r| r.get(0))
-    .optional()
-}
-
 /// The symbols of file `file` named `name`, with their qualified names.
 pub(crate) fn symbols_named_in_file(
     conn: &Connection,
@@ -334,10 +321,27 @@ pub(crate) fn symbols_named_in_file(
         .collect()
 }
 
-/// The stored blob of file `file`'s resolved edges, if it has one.
-pub(crate) fn file_edges(conn: &Connection, file: i64) -> rusqlite::Result<Option<Vec<u8>>> {
+/// A blob of `file_data` read on its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FileBlob {
+    /// The references the parse found (resolution reads them).
+    Refs,
+    /// The resolved edges (the map's callees read them).
+    Edges,
+}
+
+/// File `file`'s stored `blob`, if it has one.
+pub(crate) fn file_blob(
+    conn: &Connection,
+    file: i64,
+    blob: FileBlob,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    let sql = match blob {
+        FileBlob::Refs => "SELECT refs FROM file_data WHERE id = ?1",
+        FileBlob::Edges => "SELECT edges FROM file_data WHERE id = ?1",
+    };
     Ok(conn
-        .prepare_cached("SELECT edges FROM file_data WHERE id = ?1")?
+        .prepare_cached(sql)?
         .query_row([file], |r| r.get(0))
         .optional()?
         .flatten())
@@ -485,13 +489,4 @@ pub(crate) fn files_with_deps(conn: &Connection) -> rusqlite::Result<Vec<FileDep
             })
         })?
         .collect()
-}
-
-/// How many rows `files` and `symbols` hold.
-pub(crate) fn file_and_symbol_rows(conn: &Connection) -> rusqlite::Result<(usize, usize)> {
-    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
-    Ok((
-        count("SELECT COUNT(*) FROM files")? as usize,
-        count("SELECT COUNT(*) FROM symbols")? as usize,
-    ))
 }
