@@ -155,11 +155,19 @@ class Language:
     """A language's files: `documents` are what BM25 reads (what cast indexes of that language),
     `answers` what a task's answer may be; `test_name` and `more_dirs` leave out its tests and
     build output beyond the folders every language leaves out (NON_SOURCE_DIRS, `test*`,
-    `*_tests`); `tooling` names its formatters and linters (their commits are skipped)."""
+    `*_tests`); `tooling` names its formatters and linters (their commits are skipped);
+    `polyglot` turns on the polyglot set's own rules."""
 
-    def __init__(self, documents, answers, test_name, more_dirs=(), tooling=None):
+    def __init__(self, documents, answers, test_name, more_dirs=(), tooling=None, polyglot=False):
         self.documents, self.answers = tuple(documents), tuple(answers)
         self.test_name, self.more_dirs, self.tooling = test_name, set(more_dirs), tooling
+        # The polyglot set's own rules (test folders by JavaScript's names, a subject that is
+        # only a version); the Python set's tasks stay as they were fixed.
+        self.polyglot = polyglot
+
+    def test_dir(self, p: str) -> bool:
+        return (p in NON_SOURCE_DIRS or p in self.more_dirs or p.startswith("test") or p.endswith("_tests")
+                or (self.polyglot and (p.endswith("-tests") or p in ("e2e-test", "integration-test", "unit-test"))))
 
 
 def python_test_name(name: str) -> bool:
@@ -183,14 +191,14 @@ JS_TOOLING_NAME = re.compile(r"(\.config\.|\.conf\.|^gulpfile\.|^Gruntfile\.|\.m
 JS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 LANGUAGES = {
     "python": Language((".py", ".pyi", ".pyx"), (".py",), python_test_name),
-    "rust": Language((".rs",), (".rs",), lambda n: n in ("tests.rs", "build.rs"), OTHER_DIRS, OTHER_TOOLING),
-    "go": Language((".go",), (".go",), lambda n: n.endswith("_test.go"), OTHER_DIRS, OTHER_TOOLING),
+    "rust": Language((".rs",), (".rs",), lambda n: n in ("tests.rs", "build.rs"), OTHER_DIRS, OTHER_TOOLING, polyglot=True),
+    "go": Language((".go",), (".go",), lambda n: n.endswith("_test.go"), OTHER_DIRS, OTHER_TOOLING, polyglot=True),
     "java": Language((".java",), (".java",), lambda n: bool(re.search(r"(Test|Tests|TestCase)\.java$", n)),
-                     OTHER_DIRS, OTHER_TOOLING),
+                     OTHER_DIRS, OTHER_TOOLING, polyglot=True),
     # One family: a JavaScript project moving to TypeScript (Chart.js's src/ holds both) has
     # its answers in both.
-    "javascript": Language(JS, JS, js_test_name, OTHER_DIRS, OTHER_TOOLING),
-    "typescript": Language(JS, JS, js_test_name, OTHER_DIRS, OTHER_TOOLING),
+    "javascript": Language(JS, JS, js_test_name, OTHER_DIRS, OTHER_TOOLING, polyglot=True),
+    "typescript": Language(JS, JS, js_test_name, OTHER_DIRS, OTHER_TOOLING, polyglot=True),
 }
 
 
@@ -220,9 +228,7 @@ def is_source(path: str, lang: Language = LANGUAGES["python"]) -> bool:
     if not path.endswith(lang.answers):
         return False
     parts = path.split("/")
-    if any(p in NON_SOURCE_DIRS or p in lang.more_dirs or p.startswith("test") or p.endswith("_tests")
-           or (lang.more_dirs and (p.endswith("-tests") or p in ("e2e-test", "integration-test", "unit-test")))
-           for p in parts[:-1]):
+    if any(lang.test_dir(p) for p in parts[:-1]):
         return False
     return not lang.test_name(parts[-1])
 
@@ -305,9 +311,7 @@ def make_tasks(repo: str, mirror: Path, pin: str, per_repo: int, counts: Counter
             continue
         subject = body.strip().splitlines()[0] if body.strip() else ""
         query = clean_message(body)
-        # A subject that is only a version (`0.63.0`): the polyglot set's filter only, so the
-        # Python set's tasks stay as they were fixed.
-        if RELEASE.search(subject) or (lang.tooling and VERSION_ONLY.match(subject)):
+        if RELEASE.search(subject) or (lang.polyglot and VERSION_ONLY.match(subject)):
             counts["3 skipped: release or version bump"] += 1
             continue
         if TOOLING.search(subject) or (lang.tooling and lang.tooling.search(subject)):
