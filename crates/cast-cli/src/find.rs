@@ -20,9 +20,9 @@ use crate::{Exit, Out};
 /// credits what the best hits use (a file found by the graph alone comes after every file with
 /// a word of the query), in a git repository the files changed by the past commits whose
 /// messages best match the query get credit (and files that changed often lately a little),
-/// and tests (with a Rust file's own `mod tests`), examples, stubs and installed third-party
-/// code (`site-packages/`, `node_modules/`) are demoted (less when the query is about them or
-/// names the package). See docs/analyzer.md for every weight.
+/// and tests (with a Rust file's own `mod tests` and `#[test]` functions), examples, stubs and
+/// installed third-party code (`site-packages/`, `node_modules/`) are demoted (less when the
+/// query is about them or names the package). See docs/analyzer.md for every weight.
 ///
 /// With --files: the best files, `PATH  — DOC  (matching symbols)  past commit: "SUBJECT"
 /// [SCORE]` (the past commit when the history counted). Without: the best symbols,
