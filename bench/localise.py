@@ -34,7 +34,7 @@ both) and also leaves out `testdata/`, `__tests__/`, `e2e/`, `*-tests/`, `benche
 (`*.config.*`, `*.conf.*`, `gulpfile.*`, `*.min.js`); BM25 reads the language's files.
 
 Tasks (every filter, in order; counts per filter are printed):
-1. non-merge commits reachable from the pinned commit, committed since 2016-01-01, with one
+1. non-merge commits reachable from the pinned commit, committed since 2016-01-01 00:00 UTC, with one
    parent;
 2. the message, cleaned: trailer lines (`Signed-off-by:`, `Co-authored-by:`, …), issue and pull
    request references (`#123`, `(#123)`, `gh-123`), URLs and `[skip ci]`-style tags removed;
@@ -129,6 +129,9 @@ SETS = {
 }
 
 SINCE = "2016-01-01"
+# Midnight UTC written out: git reads a date alone as that day at the current time of day, so
+# a repository with commits on that day would give other tasks at another hour.
+SINCE_ARG = f"--since={SINCE} 00:00:00 +0000"
 MAX_ANSWER_FILES = 3
 MAX_CHANGED_LINES = 400
 TOPS = (1, 5, 10)
@@ -238,7 +241,7 @@ def log_entries(mirror: Path, pin: str, lang: Language, *extra: str) -> dict[str
     answer may be (so a mirror that lacks some large binary still reads)."""
     paths = [f"*{ext}" for ext in lang.answers]
     # --full-history: with paths, git would otherwise follow one parent of each merge.
-    out = git(mirror, "log", "--no-merges", "--full-history", f"--since={SINCE}", "--format=%x1e%H", "-z", "-M", *extra, pin,
+    out = git(mirror, "log", "--no-merges", "--full-history", SINCE_ARG, "--format=%x1e%H", "-z", "-M", *extra, pin,
               "--", *paths)
     entries = {}
     for rec in out.split("\x1e"):
@@ -294,7 +297,7 @@ def changed_lines(fields: list[str], paths: set[str]) -> int:
 
 def make_tasks(repo: str, mirror: Path, pin: str, per_repo: int, counts: Counter,
                lang: Language = LANGUAGES["python"]) -> list[dict]:
-    log = git(mirror, "log", "--no-merges", f"--since={SINCE}", "--format=%H%x00%P%x00%B%x1e", pin)
+    log = git(mirror, "log", "--no-merges", SINCE_ARG, "--format=%H%x00%P%x00%B%x1e", pin)
     status = log_entries(mirror, pin, lang, "--name-status")
     numstat = log_entries(mirror, pin, lang, "--numstat")
     numstat_w = log_entries(mirror, pin, lang, "--numstat", "-w", "--ignore-blank-lines")
