@@ -15,24 +15,51 @@ struct Server(Child);
 
 impl Server {
     fn start(root: &Path) -> Server {
+        Server::start_with(root, &[])
+    }
+
+    /// `cast serve --root ROOT ARGS…`, once it listens.
+    fn start_with(root: &Path, args: &[&str]) -> Server {
         let child = Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
             .args(["serve", "--root"])
             .arg(root)
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let server = Server(child);
-        let socket = root.join(".cast/serve.sock");
+        wait_for_socket(root);
+        server
+    }
+
+    /// Waits (a minute at most) for the server to stop on its own: its exit status.
+    fn stops(&mut self) -> std::process::ExitStatus {
         let start = Instant::now();
-        while !socket.exists() {
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
             assert!(
                 start.elapsed() < Duration::from_secs(60),
-                "the server did not listen"
+                "the server did not stop"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        server
+    }
+}
+
+/// Waits (a minute at most) until a server listens on ROOT/.cast/serve.sock.
+fn wait_for_socket(root: &Path) {
+    let socket = root.join(".cast/serve.sock");
+    let start = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no server listened on {}",
+            socket.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -306,4 +333,98 @@ fn find_prints_what_the_server_answers_and_runs_alone_when_it_declines_or_is_gon
     server.join().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("disk full"));
+}
+
+/// A one-off `cast find` starts no server; the second question about the tree within two
+/// minutes starts one in the background (after answering on its own), and the server answers
+/// what follows, as the command would. `cast serve --stop` stops it.
+#[test]
+fn a_tree_asked_about_again_gets_a_server_and_a_one_off_question_none() {
+    let dir = project();
+    let root = dir.path();
+    let state = root.join(".cast");
+    let query = "apply a discount code";
+    // CAST_NO_SERVER: not even the time is noted.
+    let (alone, code) = find(root, query, true);
+    assert_eq!(code, 0);
+    assert!(!state.join("serve.asked").exists());
+    // The first question: answered alone, the time noted, nothing started.
+    assert_eq!(find(root, query, false), (alone.clone(), 0));
+    assert!(state.join("serve.asked").exists());
+    assert!(
+        !state.join("serve.log").exists(),
+        "a one-off question started a server"
+    );
+    // The second: answered alone, and a server started.
+    assert_eq!(find(root, query, false), (alone.clone(), 0));
+    assert!(state.join("serve.log").exists(), "no server started");
+    wait_for_socket(root);
+    assert_eq!(find(root, query, false), (alone, 0));
+    let log = std::fs::read_to_string(state.join("serve.log")).unwrap();
+    assert!(log.contains("stops after 10m without a question"), "{log}");
+    cast()
+        .args(["serve", "--stop", "--root"])
+        .arg(root)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("stopped the server"));
+    assert!(!state.join("serve.sock").exists());
+    cast()
+        .args(["serve", "--stop", "--root"])
+        .arg(root)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("no server runs"));
+}
+
+/// A server stops on its own: after --idle-exit without a question, and when its socket is
+/// removed (with `.cast/` or the whole tree), so one started in the background does not outlive
+/// its use.
+#[test]
+fn a_server_stops_when_idle_or_when_its_socket_is_gone() {
+    let dir = project();
+    let root = dir.path();
+    let mut server = Server::start_with(root, &["--idle-exit", "1s"]);
+    assert!(server.stops().success());
+    assert!(!root.join(".cast/serve.sock").exists());
+
+    let mut server = Server::start(root);
+    drop(dir);
+    assert!(server.stops().success());
+}
+
+/// A server started by a command gives way to a command of another build: it declines the
+/// question (which is then answered alone) and stops, so that command can start its own. One
+/// started by a person stays.
+#[test]
+fn a_server_started_by_a_command_gives_way_to_another_build() {
+    let dir = project();
+    let root = dir.path();
+    let ask_as_another_build = || {
+        let stream =
+            std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
+        let request = serde_json::json!({
+            "version": "0.0.0",
+            "root": std::fs::canonicalize(root).unwrap(),
+            "asked": {"Find": {"query": "discount", "top": 5, "files": false, "json": true}},
+        });
+        (&stream)
+            .write_all(format!("{request}\n").as_bytes())
+            .unwrap();
+        let mut reply = String::new();
+        BufReader::new(&stream).read_line(&mut reply).unwrap();
+        reply
+    };
+    let mut server = Server::start(root);
+    assert!(ask_as_another_build().starts_with("{\"Declined\""));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        server.0.try_wait().unwrap().is_none(),
+        "a person's server stopped"
+    );
+    drop(server);
+
+    let mut server = Server::start_with(root, &["--started-by-command"]);
+    assert!(ask_as_another_build().starts_with("{\"Declined\""));
+    assert!(server.stops().success());
 }

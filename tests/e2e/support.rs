@@ -5,9 +5,14 @@ use std::process::Command;
 
 pub use cast_test_support::skip_test;
 
-/// A `cast` command ready to run.
+/// A `cast` command ready to run. It neither asks nor starts a `cast serve` (CAST_NO_SERVER):
+/// a test that runs `cast find` twice would otherwise start one in the background, and which of
+/// its later commands that server answers would depend on timing. tests/e2e/serve.rs lets the
+/// commands ask and start servers.
 pub fn cast() -> assert_cmd::Command {
-    assert_cmd::Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_cast-under-test"));
+    cmd.env("CAST_NO_SERVER", "1");
+    cmd
 }
 
 /// The fixtures folder, `tests/fixtures`.

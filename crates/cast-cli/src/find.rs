@@ -30,7 +30,8 @@ use crate::{Exit, Out};
 /// --json, one object per hit (`kind` "symbol" or "file", `path`, `score`, and `scores` with
 /// each component). The index is built or refreshed first (with --no-refresh, only built when
 /// there is none); when `cast serve` runs for the tree, it answers instead, from its open
-/// index (see `cast serve --help`). Exits 1 when nothing matches, saying so on stderr with how
+/// index (see `cast serve --help`; a tree searched again within two minutes gets one, started
+/// in the background). Exits 1 when nothing matches, saying so on stderr with how
 /// many files and symbols were searched.
 ///
 /// With --in, only the files named are searched, and every kind of evidence comes from them: a
@@ -70,20 +71,21 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = scope_patterns(&args.root, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
-    if args.index.db.is_none()
-        && let Some(answered) = crate::serve::ask(
-            &args.root,
-            crate::serve::Asked::Find {
-                query: args.query.clone(),
-                top: args.top,
-                files: args.files,
-                json: args.json,
-                within,
-            },
-        )
-    {
-        return answered.print(out);
-    }
+    let unanswered = if args.index.db.is_none() {
+        let asked = crate::serve::Asked::Find {
+            query: args.query.clone(),
+            top: args.top,
+            files: args.files,
+            json: args.json,
+            within,
+        };
+        match crate::serve::ask(&args.root, asked) {
+            Ok(answered) => return answered.print(out),
+            Err(unanswered) => unanswered,
+        }
+    } else {
+        crate::serve::Unanswered::NotAsked
+    };
     let mode = if args.files {
         FindMode::Files
     } else {
@@ -96,6 +98,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     if let Some(note) = nothing_note(&found, &args.query) {
         crate::output::warn(note);
     }
+    unanswered.start_server_if_asked_again();
     Ok(exit)
 }
 

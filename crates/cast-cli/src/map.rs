@@ -25,7 +25,8 @@ use crate::{Exit, Out};
 ///
 /// The index (PATH/.cast/index.sqlite) is built or refreshed first (with --no-refresh, only
 /// built when there is none); when `cast serve` runs for the tree, it answers instead, from
-/// its open index (without --trace; see `cast serve --help`).
+/// its open index (without --trace; see `cast serve --help`; a tree mapped or searched again
+/// within two minutes gets one, started in the background).
 /// With --json, one JSON object per shown file (its symbols inside), then a summary object.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -84,21 +85,21 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = crate::find::scope_patterns(&args.path, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same map, sooner).
-    if trace.is_none()
-        && args.index.db.is_none()
-        && let Some(answered) = crate::serve::ask(
-            &args.path,
-            crate::serve::Asked::Map {
-                budget: args.budget,
-                focus: args.focus.clone(),
-                root_name: args.path.display().to_string(),
-                json: args.json,
-                within,
-            },
-        )
-    {
-        return answered.print(out);
-    }
+    let unanswered = if trace.is_none() && args.index.db.is_none() {
+        let asked = crate::serve::Asked::Map {
+            budget: args.budget,
+            focus: args.focus.clone(),
+            root_name: args.path.display().to_string(),
+            json: args.json,
+            within,
+        };
+        match crate::serve::ask(&args.path, asked) {
+            Ok(answered) => return answered.print(out),
+            Err(unanswered) => unanswered,
+        }
+    } else {
+        crate::serve::Unanswered::NotAsked
+    };
     let options = MapOptions {
         budget: args.budget,
         trace,
@@ -111,6 +112,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     if let Some(note) = empty_scope_note(&map) {
         crate::output::warn(note);
     }
+    unanswered.start_server_if_asked_again();
     Ok(exit)
 }
 

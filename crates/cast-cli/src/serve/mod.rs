@@ -1,0 +1,199 @@
+//! `cast serve`: keeps a tree's index open and answers `cast find` and `cast map` for it.
+//!
+//! A `cast find` process opens the index, checks every file for changes (a `stat` each) and
+//! pages the database in, every time. A server does that once: it keeps the index open
+//! ([`KeptIndex`]), has the kernel tell it of changes, and answers each `cast find` and `cast
+//! map` of its tree over a Unix socket in the tree's `.cast/`. They ask it when one answers
+//! there and otherwise run as before, so a server only ever makes them faster, never different.
+//!
+//! - [`client`]: what `cast find` and `cast map` do: ask, and start a server in the background
+//!   for a tree they are asked about again and again;
+//! - [`server`]: the server's loop, what it answers, and when it stops.
+//!
+//! [`KeptIndex`]: cast_analyzer::KeptIndex
+
+// Elsewhere than Unix there is no server: `cast find` never asks and `cast serve` says so, so
+// the pieces that talk over the socket go unused there.
+#![cfg_attr(not(unix), allow(unused_imports, dead_code))]
+
+mod client;
+mod server;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cast_workspace::StateDir;
+use serde::{Deserialize, Serialize};
+
+use crate::{Exit, Out};
+
+pub(crate) use client::{Unanswered, ask};
+
+/// Keep a tree's index open and answer `cast find` and `cast map` for it, until stopped.
+///
+/// Runs in the foreground (stop it with Ctrl-C, `kill`, or `cast serve --stop`). While it runs,
+/// `cast find` and `cast map` (without --trace) of the same tree (whatever path names it, but
+/// not a folder inside it; no --db) send their question to the server and print the answer,
+/// instead of opening and checking the index themselves: the index stays open and warm, and the
+/// kernel tells the server of every change to the tree (inotify, on Linux), so a question asked
+/// while nothing changed is answered without looking at the files. The answers are the same as
+/// the commands' own, and as current: after a change the server checks and refreshes the index
+/// as they would (`--no-refresh` is not needed and makes no difference). The socket is
+/// ROOT/.cast/serve.sock, open to its user only.
+///
+/// Started for you: when `cast find` or `cast map` answers on its own for a tree it was asked
+/// about less than two minutes before, it starts `cast serve --idle-exit 10m` for that tree in
+/// the background (its messages go to ROOT/.cast/serve.log), so a tree that is searched again
+/// and again is answered by a server, while a one-off search leaves nothing running. Such a
+/// server stops after 10 minutes without a question, when its socket is removed (with `.cast/`
+/// or the tree), or when a command of another build asks it (that command then starts its own).
+///
+/// The commands neither ask nor start a server when CAST_NO_SERVER is set, and run on their own
+/// when none answers, the server is another build of cast (another version, or a binary
+/// rebuilt since it started), or it is busy: it answers 64 requests at once and declines more
+/// at once.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\"\n  cast serve --stop --root ~/src/project"
+)]
+pub struct Args {
+    /// The root of the code base.
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    root: PathBuf,
+    /// Stop after this long without a question (`90s`, `10m`, `2h`); by default a server runs
+    /// until stopped.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    idle_exit: Option<Duration>,
+    /// Stop the server of --root (waits until it has stopped); exits 1 when none runs.
+    #[arg(long, conflicts_with = "idle_exit")]
+    stop: bool,
+    /// Started by `cast find` or `cast map`, not by a person: gives way to a command of another
+    /// build (stops after declining its question).
+    #[arg(long, hide = true)]
+    started_by_command: bool,
+}
+
+/// The socket's name in the tree's `.cast/`.
+const SOCKET: &str = "serve.sock";
+
+/// The file a server holds locked while it starts and runs: one server per tree.
+const LOCK: &str = "serve.lock";
+
+/// Which build this is: the version, and the size and mtime of the executable (a server of
+/// another build, even of the same version, may answer differently: it is not asked). Taken
+/// once by a server, when it starts: a binary rebuilt under it is then another build.
+fn build() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let exe = std::env::current_exe().and_then(std::fs::metadata);
+    match exe {
+        Ok(meta) => {
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{version}+{}.{mtime}", meta.len())
+        }
+        Err(_) => version.to_string(),
+    }
+}
+
+/// The longest request read (a query is a task's text: well under this).
+const MAX_REQUEST: u64 = 4 << 20;
+
+/// A question, as sent to the server.
+#[derive(Debug, Serialize, Deserialize)]
+struct Request {
+    version: String,
+    /// The tree, with links resolved (the server answers for its own only).
+    root: PathBuf,
+    asked: Asked,
+}
+
+/// What a command asks of the server.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Asked {
+    /// `cast find`.
+    Find {
+        query: String,
+        top: usize,
+        files: bool,
+        json: bool,
+        /// `--in`, relative to the root.
+        #[serde(default)]
+        within: Vec<String>,
+    },
+    /// `cast map` without a trace; `root_name` is the root as the command was given it (the
+    /// map's header shows it).
+    Map {
+        budget: usize,
+        focus: Option<String>,
+        root_name: String,
+        json: bool,
+        /// `--in`, relative to the root.
+        #[serde(default)]
+        within: Vec<String>,
+    },
+    /// `cast serve --stop` (of any build).
+    Stop,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Reply {
+    /// What `cast find` prints, its exit status, and what it says on stderr.
+    Answer {
+        output: String,
+        nothing_found: bool,
+        note: Option<String>,
+    },
+    /// The index could not be opened or refreshed.
+    Failed { message: String },
+    /// Not this server's to answer (another version or tree, a malformed request): the asker
+    /// runs on its own.
+    Declined { why: String },
+    /// Asked to stop: it stops once the requests in flight are answered.
+    Stopping,
+}
+
+/// What a server said, for `cast find` to print.
+pub(crate) enum Answered {
+    Output {
+        output: String,
+        exit: Exit,
+        note: Option<String>,
+    },
+    Failed(anyhow::Error),
+}
+
+impl Answered {
+    /// Prints the answer as the command would have; a failure is the command's.
+    pub(crate) fn print(self, out: &mut Out) -> anyhow::Result<Exit> {
+        match self {
+            Answered::Output { output, exit, note } => {
+                out.bytes(output.as_bytes())?;
+                if let Some(note) = note {
+                    crate::output::warn(note);
+                }
+                Ok(exit)
+            }
+            Answered::Failed(err) => Err(err),
+        }
+    }
+}
+
+fn socket_of(root: &Path) -> PathBuf {
+    StateDir::of(root).join(SOCKET)
+}
+
+pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
+    if args.stop {
+        return client::stop(&args.root);
+    }
+    server::serve(
+        &args.root,
+        &server::Options {
+            idle_exit: args.idle_exit,
+            started_by_command: args.started_by_command,
+        },
+    )
+}

@@ -1,0 +1,474 @@
+//! The server's side: one per tree, a loop that hands each request to a thread, and when it stops.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use cast_analyzer::{FindMode, KeptIndex, MapOptions};
+use cast_workspace::StateDir;
+
+use super::{Asked, LOCK, MAX_REQUEST, Reply, Request, build, socket_of};
+use crate::{Exit, Out};
+
+/// How a server runs, from `cast serve`'s flags.
+pub(super) struct Options {
+    /// Stop after this long without a request.
+    pub idle_exit: Option<Duration>,
+    /// Stop after declining a command of another build (which then starts its own server).
+    pub started_by_command: bool,
+}
+
+#[cfg(not(unix))]
+pub(super) fn serve(_root: &Path, _options: &Options) -> anyhow::Result<Exit> {
+    anyhow::bail!("cast serve needs Unix sockets (Linux or macOS)")
+}
+
+/// How often an idle server looks at the clock and at its socket.
+#[cfg(unix)]
+const TICK: Duration = Duration::from_millis(500);
+
+/// Why a server stopped.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// `cast serve --stop`, or a command of another build asked one started by a command.
+    Asked,
+    /// No request for `--idle-exit`.
+    Idle,
+    /// Its socket was removed or replaced (`.cast/` or the tree deleted): nobody can ask it.
+    SocketGone,
+}
+
+#[cfg(unix)]
+pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::{UnixListener, UnixStream};
+
+    let root = std::fs::canonicalize(root)
+        .with_context(|| format!("cannot serve {}: no such folder", root.display()))?;
+    let state = StateDir::of(&root);
+    state.ensure()?;
+    let socket = socket_of(&root);
+    // One server per tree, also when two start at once: each takes the lock first, and holds it
+    // until it ends (the kernel lets go of it with the process, however it ends).
+    let lock_path = state.join(LOCK);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open {}", lock_path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "a server already answers for {} (or is starting; it holds {})",
+            root.display(),
+            lock_path.display()
+        ),
+        Err(std::fs::TryLockError::Error(err)) => {
+            return Err(err).with_context(|| format!("cannot lock {}", lock_path.display()));
+        }
+    }
+    // A server of a build from before the lock.
+    if UnixStream::connect(&socket).is_ok() {
+        anyhow::bail!(
+            "a server already answers for {} (on {})",
+            root.display(),
+            socket.display()
+        );
+    }
+    let build = build();
+    let kept = KeptIndex::default();
+    crate::output::warn(format!("indexing {} …", root.display()));
+    kept.query(&root, |_| Ok(()))
+        .with_context(|| format!("cannot index {}", root.display()))?;
+    // Left by a server that was killed: nobody listens on it.
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket)
+        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    // Only its user may ask (the answers show the tree's code).
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot restrict {}", socket.display()))?;
+    let ours =
+        SocketId::of(&socket).with_context(|| format!("cannot stat {}", socket.display()))?;
+    // Waiting is poll's, so the loop can look at the clock and the socket between requests.
+    listener.set_nonblocking(true)?;
+    crate::output::warn(format!(
+        "answering `cast find` and `cast map` for {} on {} ({})",
+        root.display(),
+        socket.display(),
+        match options.idle_exit {
+            Some(idle) => format!(
+                "stops after {} without a question, or with `cast serve --stop`",
+                humantime::format_duration(idle)
+            ),
+            None => "Ctrl-C or `cast serve --stop` to stop".to_owned(),
+        }
+    ));
+    let in_flight = InFlight::default();
+    let stop = AtomicBool::new(false);
+    let ended = std::thread::scope(|scope| {
+        loop {
+            if stop.load(Ordering::Acquire) {
+                return End::Asked;
+            }
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    if let Err(err) = stream.set_nonblocking(false) {
+                        crate::output::warn(format!("cannot take a request: {err}"));
+                        continue;
+                    }
+                    let server = Server {
+                        kept: &kept,
+                        root: &root,
+                        socket: &socket,
+                        build: &build,
+                        options,
+                        stop: &stop,
+                    };
+                    dispatch(scope, server, &in_flight, stream);
+                    continue;
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => crate::output::warn(format!("cannot accept a request: {err}")),
+            }
+            // Nothing waiting: wait for a request, at most a tick, looking around after one.
+            let mut waiting = [rustix::event::PollFd::new(
+                &listener,
+                rustix::event::PollFlags::IN,
+            )];
+            let tick = rustix::event::Timespec {
+                tv_sec: 0,
+                tv_nsec: TICK.subsec_nanos().into(),
+            };
+            if rustix::event::poll(&mut waiting, Some(&tick)).unwrap_or(0) > 0 {
+                continue;
+            }
+            if SocketId::of(&socket).ok() != Some(ours) {
+                return End::SocketGone;
+            }
+            if options
+                .idle_exit
+                .is_some_and(|idle| in_flight.idle_for() >= idle)
+            {
+                return End::Idle;
+            }
+        }
+    });
+    // Every request in flight is answered by now (the scope waited for them).
+    if ended != End::SocketGone && SocketId::of(&socket).ok() == Some(ours) {
+        let _ = std::fs::remove_file(&socket);
+    }
+    drop(listener);
+    drop(lock);
+    crate::output::warn(match ended {
+        End::Asked => "stopped: asked to".to_owned(),
+        End::Idle => format!(
+            "stopped: no question for {}",
+            humantime::format_duration(options.idle_exit.unwrap_or_default())
+        ),
+        End::SocketGone => format!("stopped: {} was removed", socket.display()),
+    });
+    Ok(Exit::Success)
+}
+
+/// A socket file's identity: a server whose socket was replaced stops.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SocketId {
+    dev: u64,
+    ino: u64,
+}
+
+#[cfg(unix)]
+impl SocketId {
+    fn of(socket: &Path) -> std::io::Result<SocketId> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(socket)?;
+        Ok(SocketId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+}
+
+/// What a request's thread answers from.
+#[cfg(unix)]
+#[derive(Clone, Copy)]
+struct Server<'a> {
+    kept: &'a KeptIndex,
+    root: &'a Path,
+    socket: &'a Path,
+    build: &'a str,
+    options: &'a Options,
+    stop: &'a AtomicBool,
+}
+
+/// Hands `stream` to a thread of its own, so a client that connects and says nothing holds
+/// only itself; the queries themselves take the kept index in turn. Past [`MAX_IN_FLIGHT`]
+/// (clients that hold their connections, a runaway script) a request is declined at once and
+/// its command answers on its own.
+#[cfg(unix)]
+fn dispatch<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    server: Server<'scope>,
+    in_flight: &InFlight,
+    stream: std::os::unix::net::UnixStream,
+) {
+    let Some(entered) = in_flight.enter() else {
+        let _ = decline(&stream, "busy: too many requests in flight");
+        return;
+    };
+    let answered = move |stream| {
+        if let Err(err) = answer(server, stream) {
+            crate::output::warn(format!("a request failed: {err}"));
+        }
+    };
+    // The stream goes to the thread once it runs: a spawn that fails keeps it here.
+    let (handed, taken) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("request".to_owned())
+        .spawn_scoped(scope, move || {
+            let _entered = entered;
+            if let Ok(stream) = taken.recv() {
+                answered(stream);
+            }
+        });
+    match spawned {
+        Ok(_) => {
+            let _ = handed.send(stream);
+        }
+        // No thread to be had: answered here, in turn (the count was let go with the closure
+        // the spawn did not take).
+        Err(_) => answered(stream),
+    }
+}
+
+/// How many requests a server answers at once; more are declined (their commands answer on
+/// their own). Each holds a thread, most of them only while a query runs.
+#[cfg(unix)]
+const MAX_IN_FLIGHT: usize = 64;
+
+/// The requests being answered, counted so there are never more than [`MAX_IN_FLIGHT`], and
+/// when the last one ended (what `--idle-exit` measures from).
+#[cfg(unix)]
+#[derive(Default)]
+struct InFlight(Arc<Counted>);
+
+#[cfg(unix)]
+struct Counted {
+    requests: AtomicUsize,
+    last_ended: Mutex<Instant>,
+}
+
+#[cfg(unix)]
+impl Default for Counted {
+    fn default() -> Counted {
+        Counted {
+            requests: AtomicUsize::new(0),
+            last_ended: Mutex::new(Instant::now()),
+        }
+    }
+}
+
+/// One request counted by [`InFlight`], until dropped.
+#[cfg(unix)]
+struct Entered(Arc<Counted>);
+
+#[cfg(unix)]
+impl InFlight {
+    fn enter(&self) -> Option<Entered> {
+        self.0
+            .requests
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_IN_FLIGHT).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Entered(Arc::clone(&self.0)))
+    }
+
+    /// How long no request has been in flight (zero while one is).
+    fn idle_for(&self) -> Duration {
+        if self.0.requests.load(Ordering::Acquire) > 0 {
+            return Duration::ZERO;
+        }
+        self.0
+            .last_ended
+            .lock()
+            .map_or(Duration::ZERO, |last| last.elapsed())
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Entered {
+    fn drop(&mut self) {
+        // The time first: a look between the two sees the request still in flight.
+        if let Ok(mut last) = self.0.last_ended.lock() {
+            *last = Instant::now();
+        }
+        self.0.requests.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Writes a `Declined` reply without reading the request (the asker then runs on its own).
+#[cfg(unix)]
+fn decline(stream: &std::os::unix::net::UnixStream, why: &str) -> std::io::Result<()> {
+    write_reply(
+        stream,
+        &Reply::Declined {
+            why: why.to_owned(),
+        },
+    )
+}
+
+/// Writes `reply` as one line of JSON.
+#[cfg(unix)]
+fn write_reply(mut stream: &std::os::unix::net::UnixStream, reply: &Reply) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(reply).map_err(std::io::Error::from)?;
+    bytes.push(b'\n');
+    stream.write_all(&bytes)
+}
+
+/// Reads one request from `stream` and writes its reply.
+#[cfg(unix)]
+fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io::Result<()> {
+    let Server {
+        kept,
+        root,
+        socket,
+        build,
+        options,
+        stop,
+    } = server;
+    // A client that connects and says nothing does not hold the server.
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut line = String::new();
+    BufReader::new((&stream).take(MAX_REQUEST)).read_line(&mut line)?;
+    let reply = match serde_json::from_str::<Request>(&line) {
+        Err(err) => Reply::Declined {
+            why: format!("not a request: {err}"),
+        },
+        // Any build may stop it (the socket is its user's only).
+        Ok(Request {
+            asked: Asked::Stop, ..
+        }) => {
+            stop.store(true, Ordering::Release);
+            Reply::Stopping
+        }
+        Ok(request) if request.version != build => {
+            // Started by a command, for commands: one of a newer (or older) build is what
+            // asks now, and starts its own once this one is gone.
+            if options.started_by_command {
+                stop.store(true, Ordering::Release);
+            }
+            Reply::Declined {
+                why: format!("this server is build {build}"),
+            }
+        }
+        Ok(request) if request.root != root => Reply::Declined {
+            why: format!("this server answers for {}", root.display()),
+        },
+        Ok(request) => reply(kept, root, request.asked),
+    };
+    write_reply(&stream, &reply)?;
+    if stop.load(Ordering::Acquire) {
+        // Wakes the loop from its wait now rather than at the next tick (it stops before
+        // taking this connection).
+        let _ = std::os::unix::net::UnixStream::connect(socket);
+    }
+    Ok(())
+}
+
+/// Answers as the command asking would have, from the kept index.
+fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
+    let index_err = |err: cast_analyzer::AnalyzerError| {
+        anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
+    };
+    let mut out = Out::buffer();
+    let mut note = None;
+    let written: anyhow::Result<Exit> = match asked {
+        Asked::Find {
+            query,
+            top,
+            files,
+            json,
+            within,
+        } => {
+            let mode = if files {
+                FindMode::Files
+            } else {
+                FindMode::Symbols
+            };
+            cast_workspace::Scope::new(&within)
+                .context("--in")
+                .and_then(|scope| {
+                    kept.query(root, |index| {
+                        index.find_in(&query, top.max(1), mode, &scope)
+                    })
+                    .map_err(index_err)
+                })
+                .and_then(|found| {
+                    note = crate::find::nothing_note(&found, &query);
+                    Ok(crate::find::write(&found, json, &mut out)?)
+                })
+        }
+        Asked::Map {
+            budget,
+            focus,
+            root_name,
+            json,
+            within,
+        } => cast_workspace::Scope::new(&within)
+            .context("--in")
+            .and_then(|scope| {
+                let options = MapOptions {
+                    budget,
+                    trace: None,
+                    focus,
+                    root_name: Some(root_name),
+                    scope,
+                };
+                kept.query(root, |index| index.map(&options))
+                    .map_err(index_err)
+            })
+            .and_then(|map| {
+                note = crate::map::empty_scope_note(&map);
+                Ok(crate::map::write(&map, json, &mut out)?)
+            }),
+        // Answered in `answer`.
+        Asked::Stop => return Reply::Stopping,
+    };
+    match written {
+        Ok(exit) => Reply::Answer {
+            output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
+            nothing_found: exit == Exit::NothingOrRefused,
+            note,
+        },
+        Err(err) => Reply::Failed {
+            message: format!("{err:#}"),
+        },
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_past_the_limit_are_not_entered_until_one_leaves() {
+        let in_flight = InFlight::default();
+        let mut entered: Vec<Entered> = (0..MAX_IN_FLIGHT)
+            .map_while(|_| in_flight.enter())
+            .collect();
+        assert_eq!(entered.len(), MAX_IN_FLIGHT);
+        assert!(in_flight.enter().is_none());
+        drop(entered.pop());
+        let again = in_flight.enter();
+        assert!(again.is_some());
+        assert!(in_flight.enter().is_none());
+    }
+}
