@@ -104,6 +104,9 @@ impl Unanswered {
 fn start(root: &Path, state: &StateDir) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
+    // A socket path longer than the system takes (about 100 bytes) cannot be listened on: no
+    // server to start, then, every time.
+    std::os::unix::net::SocketAddr::from_pathname(socket_of(root))?;
     let log = std::fs::File::create(state.join(LOG))?;
     Command::new(std::env::current_exe()?)
         .arg("serve")
@@ -113,6 +116,8 @@ fn start(root: &Path, state: &StateDir) -> std::io::Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
+        // Holds no folder of the command's (one it might be deleting or unmounting).
+        .current_dir("/")
         // Out of the terminal's foreground group: the Ctrl-C meant for a later command does
         // not reach it.
         .process_group(0)

@@ -52,6 +52,12 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     let state = StateDir::of(&root);
     state.ensure()?;
     let socket = socket_of(&root);
+    std::os::unix::net::SocketAddr::from_pathname(&socket).with_context(|| {
+        format!(
+            "cannot listen on {}: a socket's path is limited to about 100 bytes",
+            socket.display()
+        )
+    })?;
     // One server per tree, also when two start at once: each takes the lock first, and holds it
     // until it ends (the kernel lets go of it with the process, however it ends).
     let lock_path = state.join(LOCK);
