@@ -24,6 +24,7 @@ impl Server {
             .args(["serve", "--root"])
             .arg(root)
             .args(args)
+            .env("XDG_RUNTIME_DIR", slots(root))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -47,6 +48,12 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Where the servers that the tests' commands start count themselves (`XDG_RUNTIME_DIR`): the
+/// tree's own, so a user's servers do not fill the slots a test needs.
+fn slots(root: &Path) -> std::path::PathBuf {
+    root.join(".cast/test-slots")
 }
 
 /// Waits (a minute at most) until a server listens on ROOT/.cast/serve.sock.
@@ -82,7 +89,11 @@ fn asking_a_server(cmd: &mut assert_cmd::Command, ask: bool) {
 /// `cast find QUERY --root ROOT --json`, asking a server unless `alone`: stdout and exit code.
 fn find(root: &Path, query: &str, alone: bool) -> (String, i32) {
     let mut cmd = cast();
-    cmd.args(["find", query, "--json", "--root"]).arg(root);
+    cmd.args(["find", query, "--json", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", slots(root))
+        // Where CI is set no server is started; these tests start them.
+        .env_remove("CI");
     asking_a_server(&mut cmd, !alone);
     let out = cmd.output().unwrap();
     (
@@ -362,6 +373,17 @@ fn a_tree_asked_about_again_gets_a_server_and_a_one_off_question_none() {
     assert_eq!(find(root, query, false), (alone, 0));
     let log = std::fs::read_to_string(state.join("serve.log")).unwrap();
     assert!(log.contains("stops after 10m without a question"), "{log}");
+    // It answered that question (the two before it were answered alone).
+    let status = cast()
+        .args(["serve", "--status", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains("started by a command, 1 question answered"),
+        "{status}"
+    );
     cast()
         .args(["serve", "--stop", "--root"])
         .arg(root)
@@ -375,6 +397,26 @@ fn a_tree_asked_about_again_gets_a_server_and_a_one_off_question_none() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains("no server runs"));
+    cast()
+        .args(["serve", "--status", "--root"])
+        .arg(root)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicates::str::contains("no server runs"));
+    // --stop forgot the last question: the next one starts nothing.
+    assert_eq!(find(root, query, false).1, 0);
+    assert!(!state.join("serve.sock").exists());
+    assert!(
+        !lock_is_held(root),
+        "a question right after --stop started a server"
+    );
+}
+
+/// Whether a server (running or starting) holds the tree's lock.
+fn lock_is_held(root: &Path) -> bool {
+    let lock = std::fs::File::open(root.join(".cast/serve.lock")).unwrap();
+    matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 /// A server stops on its own: after --idle-exit without a question, and when its socket is
@@ -384,8 +426,19 @@ fn a_tree_asked_about_again_gets_a_server_and_a_one_off_question_none() {
 fn a_server_stops_when_idle_or_when_its_socket_is_gone() {
     let dir = project();
     let root = dir.path();
-    let mut server = Server::start_with(root, &["--idle-exit", "1s"]);
-    assert!(server.stops().success());
+    // Not waited for to listen: on a loaded machine it may be idle for a second before this
+    // thread looks.
+    let idle = Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
+        .args(["serve", "--idle-exit", "1s", "--root"])
+        .arg(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = idle.wait_with_output().unwrap();
+    assert!(said.status.success());
+    let said = String::from_utf8_lossy(&said.stderr).into_owned();
+    assert!(said.contains("stopped: no question for 1s"), "{said}");
     assert!(!root.join(".cast/serve.sock").exists());
 
     let mut server = Server::start(root);
@@ -393,18 +446,21 @@ fn a_server_stops_when_idle_or_when_its_socket_is_gone() {
     assert!(server.stops().success());
 }
 
-/// A server started by a command gives way to a command of another build: it declines the
-/// question (which is then answered alone) and stops, so that command can start its own. One
-/// started by a person stays.
+/// A server started by a command gives way to its own executable rebuilt: it declines the
+/// question (which is then answered alone) and stops, so that build's next question starts its
+/// own. It declines another executable's build and stays (or the two would take turns), and so
+/// does a server a person started.
 #[test]
-fn a_server_started_by_a_command_gives_way_to_another_build() {
+fn a_server_started_by_a_command_gives_way_to_its_executable_rebuilt() {
     let dir = project();
     let root = dir.path();
-    let ask_as_another_build = || {
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_cast-under-test")).unwrap();
+    let ask_as_another_build = |exe: &Path| {
         let stream =
             std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
         let request = serde_json::json!({
             "version": "0.0.0",
+            "exe": exe,
             "root": std::fs::canonicalize(root).unwrap(),
             "asked": {"Find": {"query": "discount", "top": 5, "files": false, "json": true}},
         });
@@ -416,7 +472,7 @@ fn a_server_started_by_a_command_gives_way_to_another_build() {
         reply
     };
     let mut server = Server::start(root);
-    assert!(ask_as_another_build().starts_with("{\"Declined\""));
+    assert!(ask_as_another_build(&exe).starts_with("{\"Declined\""));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         server.0.try_wait().unwrap().is_none(),
@@ -425,6 +481,87 @@ fn a_server_started_by_a_command_gives_way_to_another_build() {
     drop(server);
 
     let mut server = Server::start_with(root, &["--started-by-command"]);
-    assert!(ask_as_another_build().starts_with("{\"Declined\""));
+    assert!(ask_as_another_build(Path::new("/elsewhere/cast")).starts_with("{\"Declined\""));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        server.0.try_wait().unwrap().is_none(),
+        "it gave way to another executable"
+    );
+    assert!(ask_as_another_build(&exe).starts_with("{\"Declined\""));
     assert!(server.stops().success());
+}
+
+/// At most 8 servers started by commands run for a user at once; a ninth says so and ends
+/// (its command answered on its own already). A server a person starts is not counted.
+#[test]
+fn servers_started_by_commands_are_capped_per_user() {
+    let dir = project();
+    let root = dir.path();
+    let held_dir = slots(root).join("cast/servers");
+    std::fs::create_dir_all(&held_dir).unwrap();
+    let mut held: Vec<std::fs::File> = (0..8)
+        .map(|n| {
+            let slot = std::fs::File::create(held_dir.join(format!("slot-{n}.lock"))).unwrap();
+            slot.try_lock().unwrap();
+            slot
+        })
+        .collect();
+    let ninth = Command::new(env!("CARGO_BIN_EXE_cast-under-test"))
+        .args(["serve", "--started-by-command", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", slots(root))
+        .output()
+        .unwrap();
+    assert_eq!(ninth.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&ninth.stderr);
+    assert!(
+        said.contains("8 servers started by commands already run"),
+        "{said}"
+    );
+    assert!(!root.join(".cast/serve.sock").exists());
+    drop(Server::start(root));
+    drop(held.pop());
+    let mut server = Server::start_with(root, &["--started-by-command", "--idle-exit", "1s"]);
+    assert!(server.stops().success());
+}
+
+/// A server started by a command does not keep the files the command inherited: a caller that
+/// reads a pipe it handed the command (`3>&1`) to its end is not held for the server's life.
+#[test]
+fn a_started_server_does_not_hold_the_commands_inherited_files() {
+    use std::io::Read;
+    let dir = project();
+    let root = dir.path();
+    let script = format!(
+        "'{}' find 'apply a discount code' --root '{}' 3>&1 >/dev/null 2>&1",
+        env!("CARGO_BIN_EXE_cast-under-test"),
+        root.display()
+    );
+    // The second question starts a server.
+    for _ in 0..2 {
+        let mut shell = Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env_remove("CAST_NO_SERVER")
+            .env_remove("CI")
+            .env("XDG_RUNTIME_DIR", slots(root))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = shell.stdout.take().unwrap();
+        let (ended, end) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = pipe.read_to_end(&mut Vec::new());
+            let _ = ended.send(());
+        });
+        assert!(shell.wait().unwrap().success());
+        end.recv_timeout(Duration::from_secs(60))
+            .expect("the pipe stayed open after the command ended: a server holds it");
+    }
+    wait_for_socket(root);
+    cast()
+        .args(["serve", "--stop", "--root"])
+        .arg(root)
+        .assert()
+        .success();
 }

@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime};
 
 use cast_workspace::StateDir;
 
-use super::{Answered, Asked, LOCK, Reply, Request, build, socket_of};
-use crate::Exit;
+use super::{Answered, Asked, LOCK, Reply, Request, build, exe, socket_of};
+use crate::{Exit, Out};
 
 /// Why a command answers on its own.
 pub(crate) enum Unanswered {
@@ -32,19 +32,24 @@ const ASKED: &str = "serve.asked";
 /// The file in `.cast/` that a server started by a command writes its messages to.
 const LOG: &str = "serve.log";
 
+/// The log is appended to by each server started (its few lines each); past this size a start
+/// empties it first.
+const LOG_LIMIT: u64 = 256 << 10;
+
+/// Whether an environment variable is set to something meaning yes (not empty, not `0`).
+fn env_says_yes(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
 /// Asks the server of `root`: its answer, or why there is none (the caller then answers on its
 /// own, and may start a server with [`Unanswered::start_server_if_asked_again`]).
 pub(crate) fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
-    if std::env::var_os("CAST_NO_SERVER").is_some() {
+    if env_says_yes("CAST_NO_SERVER") {
         return Err(Unanswered::NotAsked);
     }
     let root = std::fs::canonicalize(root).map_err(|_| Unanswered::NotAsked)?;
     let socket = socket_of(&root);
-    let request = Request {
-        version: build(),
-        root,
-        asked,
-    };
+    let request = request(root, asked);
     let reply = exchange(&socket, &request).map_err(|failed| match failed {
         Exchange::NoServer => Unanswered::NoServer(request.root.clone()),
         Exchange::Broken => Unanswered::Declined,
@@ -64,7 +69,16 @@ pub(crate) fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
             },
         }),
         Reply::Failed { message } => Ok(Answered::Failed(anyhow::anyhow!(message))),
-        Reply::Declined { .. } | Reply::Stopping => Err(Unanswered::Declined),
+        Reply::Declined { .. } | Reply::Stopping | Reply::Status(_) => Err(Unanswered::Declined),
+    }
+}
+
+fn request(root: PathBuf, asked: Asked) -> Request {
+    Request {
+        version: build(),
+        exe: exe(),
+        root,
+        asked,
     }
 }
 
@@ -93,7 +107,9 @@ impl Unanswered {
             .write(true)
             .open(&mark)
             .and_then(|file| file.set_modified(now));
-        if marked.is_ok() && asked_recently {
+        // A CI job is a one-off, whatever it asks; and a server that holds the lock is one
+        // starting (checking the index) or one that stopped listening: no second one.
+        if marked.is_ok() && asked_recently && !env_says_yes("CI") && !lock_held(&state) {
             let _ = start(root, &state);
         }
     }
@@ -107,8 +123,24 @@ fn start(root: &Path, state: &StateDir) -> std::io::Result<()> {
     // A socket path longer than the system takes (about 100 bytes) cannot be listened on: no
     // server to start, then, every time.
     std::os::unix::net::SocketAddr::from_pathname(socket_of(root))?;
-    let log = std::fs::File::create(state.join(LOG))?;
-    Command::new(std::env::current_exe()?)
+    let log_path = state.join(LOG);
+    if std::fs::metadata(&log_path).is_ok_and(|meta| meta.len() > LOG_LIMIT) {
+        std::fs::remove_file(&log_path)?;
+    }
+    // Appended to: a start that loses the race for the lock says so after the winner's lines.
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)?;
+    let mut command = Command::new(std::env::current_exe()?);
+    // A server outlives the command: git's variables of a hook or of a `git -C` wrapper that
+    // ran it would point its history at another repository for every later question.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("GIT_") {
+            command.env_remove(name);
+        }
+    }
+    command
         .arg("serve")
         .arg("--root")
         .arg(root)
@@ -130,30 +162,67 @@ fn start(_root: &Path, _state: &StateDir) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `cast serve --stop`: asks the server of `root` to stop and waits until it has.
-pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
-    let root = std::fs::canonicalize(root)
-        .map_err(|_| anyhow::anyhow!("{}: no such folder", root.display()))?;
-    let request = Request {
-        version: build(),
-        root: root.clone(),
-        asked: Asked::Stop,
-    };
-    match exchange(&socket_of(&root), &request) {
-        Ok(Reply::Stopping) => {}
-        Ok(_) | Err(Exchange::Broken) => {
-            anyhow::bail!(
-                "the server of {} did not agree to stop (a build of cast from before `--stop`?); stop it with `kill`",
+/// Whether a server holds the tree's lock (one runs or is starting).
+fn lock_held(state: &StateDir) -> bool {
+    std::fs::File::open(state.join(LOCK))
+        .is_ok_and(|lock| matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+}
+
+/// How long `--stop` and `--status` wait for a server that is starting (checking the index).
+const STARTING_WAIT: Duration = Duration::from_secs(300);
+
+/// Sends `asked` to the server of `root`, waiting for one that is still starting; `None` when
+/// none runs.
+fn ask_server(root: &Path, asked: Asked) -> anyhow::Result<Option<Reply>> {
+    let state = StateDir::of(root);
+    let request = request(root.to_path_buf(), asked);
+    let start = std::time::Instant::now();
+    loop {
+        match exchange(&socket_of(root), &request) {
+            Ok(reply) => return Ok(Some(reply)),
+            Err(Exchange::Broken) => anyhow::bail!(
+                "the server of {} did not answer (a build of cast from before `--stop` and `--status`?); stop it with `kill`",
                 root.display()
-            )
+            ),
+            Err(Exchange::NoServer) if !lock_held(&state) => return Ok(None),
+            // Holds the lock but does not listen yet: starting.
+            Err(Exchange::NoServer) if start.elapsed() > STARTING_WAIT => anyhow::bail!(
+                "the server of {} has been starting for 5 minutes",
+                root.display()
+            ),
+            Err(Exchange::NoServer) => std::thread::sleep(Duration::from_millis(20)),
         }
-        Err(Exchange::NoServer) => {
+    }
+}
+
+/// Whole seconds, as a server reported them (nonsense reads as zero).
+fn seconds(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs.round()).unwrap_or_default()
+}
+
+fn resolved(root: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::canonicalize(root).map_err(|_| anyhow::anyhow!("{}: no such folder", root.display()))
+}
+
+/// `cast serve --stop`: asks the server of `root` to stop and waits until it has. The time of
+/// the last question is forgotten, so the next one does not start a server again at once.
+pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
+    let root = resolved(root)?;
+    let state = StateDir::of(&root);
+    let _ = std::fs::remove_file(state.join(ASKED));
+    match ask_server(&root, Asked::Stop)? {
+        Some(Reply::Stopping) => {}
+        Some(_) => anyhow::bail!(
+            "the server of {} did not agree to stop (a build of cast from before `--stop`?); stop it with `kill`",
+            root.display()
+        ),
+        None => {
             crate::output::warn(format!("no server runs for {}", root.display()));
             return Ok(Exit::NothingOrRefused);
         }
     }
     // Stopped once it lets go of its lock (after the requests in flight are answered).
-    let lock = std::fs::File::open(StateDir::of(&root).join(LOCK))?;
+    let lock = std::fs::File::open(state.join(LOCK))?;
     let start = std::time::Instant::now();
     loop {
         match lock.try_lock() {
@@ -171,6 +240,45 @@ pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
     }
     crate::output::warn(format!("stopped the server of {}", root.display()));
     Ok(Exit::Success)
+}
+
+/// `cast serve --status`: one line on the server of `root`, or exit 1 when none runs.
+pub(super) fn status(root: &Path, out: &mut Out) -> anyhow::Result<Exit> {
+    let root = resolved(root)?;
+    match ask_server(&root, Asked::Status)? {
+        Some(Reply::Status(status)) => {
+            let who = if status.started_by_command {
+                "started by a command"
+            } else {
+                "started by a person"
+            };
+            let stops = match status.idle_exit_secs {
+                Some(secs) => format!(
+                    "stops after {} without a question",
+                    humantime::format_duration(seconds(secs))
+                ),
+                None => "runs until stopped".to_owned(),
+            };
+            out.line(&format!(
+                "a server answers for {}: pid {}, {who}, {} question{} answered, idle {}, {stops} (build {})",
+                root.display(),
+                status.pid,
+                status.answered,
+                if status.answered == 1 { "" } else { "s" },
+                humantime::format_duration(seconds(status.idle_secs)),
+                status.version
+            ))?;
+            Ok(Exit::Success)
+        }
+        Some(_) => anyhow::bail!(
+            "the server of {} did not say its status (a build of cast from before `--status`?)",
+            root.display()
+        ),
+        None => {
+            crate::output::warn(format!("no server runs for {}", root.display()));
+            Ok(Exit::NothingOrRefused)
+        }
+    }
 }
 
 /// Why an exchange with a server came to nothing.

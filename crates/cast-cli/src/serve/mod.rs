@@ -46,12 +46,13 @@ pub(crate) use client::{Unanswered, ask};
 /// the background (its messages go to ROOT/.cast/serve.log), so a tree that is searched again
 /// and again is answered by a server, while a one-off search leaves nothing running. Such a
 /// server stops after 10 minutes without a question, when its socket is removed (with `.cast/`
-/// or the tree), or when a command of another build asks it (that command then starts its own).
+/// or the tree), or when the same `cast` executable, rebuilt or upgraded since, asks it (its
+/// next question starts a new one). At most 8 such servers run for a user at once (a ninth does
+/// not start); none is started when CI is set (to anything but empty, `0` or `false`).
 ///
-/// The commands neither ask nor start a server when CAST_NO_SERVER is set, and run on their own
-/// when none answers, the server is another build of cast (another version, or a binary
-/// rebuilt since it started), or it is busy: it answers 64 requests at once and declines more
-/// at once.
+/// The commands neither ask nor start a server when CAST_NO_SERVER is set (likewise), and run on their own when none answers, the server is another build of cast (another
+/// version, or a binary rebuilt since it started), or it is busy: it answers 64 requests at
+/// once and declines more at once. `cast serve --status` says whether one runs for a tree.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\"\n  cast serve --stop --root ~/src/project"
@@ -64,9 +65,14 @@ pub struct Args {
     /// until stopped.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     idle_exit: Option<Duration>,
-    /// Stop the server of --root (waits until it has stopped); exits 1 when none runs.
+    /// Stop the server of --root (waits until it has stopped); exits 1 when none runs. The
+    /// commands start a new one only once the tree is asked about twice again.
     #[arg(long, conflicts_with = "idle_exit")]
     stop: bool,
+    /// Say whether a server runs for --root: its process id, who started it, how many questions
+    /// it answered and how long it has been idle; exits 1 when none runs.
+    #[arg(long, conflicts_with_all = ["idle_exit", "stop"])]
+    status: bool,
     /// Started by `cast find` or `cast map`, not by a person: gives way to a command of another
     /// build (stops after declining its question).
     #[arg(long, hide = true)]
@@ -78,6 +84,11 @@ const SOCKET: &str = "serve.sock";
 
 /// The file a server holds locked while it starts and runs: one server per tree.
 const LOCK: &str = "serve.lock";
+
+/// This executable's path (empty when it cannot be told).
+fn exe() -> PathBuf {
+    std::env::current_exe().unwrap_or_default()
+}
 
 /// Which build this is: the version, and the size and mtime of the executable (a server of
 /// another build, even of the same version, may answer differently: it is not asked). Taken
@@ -105,6 +116,10 @@ const MAX_REQUEST: u64 = 4 << 20;
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
     version: String,
+    /// The asking executable's path: a server started by a command gives way to the same
+    /// path rebuilt (absent from builds before it was sent: never the same).
+    #[serde(default)]
+    exe: PathBuf,
     /// The tree, with links resolved (the server answers for its own only).
     root: PathBuf,
     asked: Asked,
@@ -136,6 +151,8 @@ pub(crate) enum Asked {
     },
     /// `cast serve --stop` (of any build).
     Stop,
+    /// `cast serve --status` (of any build).
+    Status,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -153,6 +170,22 @@ enum Reply {
     Declined { why: String },
     /// Asked to stop: it stops once the requests in flight are answered.
     Stopping,
+    /// What `cast serve --status` shows.
+    Status(Status),
+}
+
+/// A running server, as `cast serve --status` shows it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Status {
+    pid: u32,
+    /// Its build (see [`build`]).
+    version: String,
+    started_by_command: bool,
+    /// Questions answered (`cast find` and `cast map`), since it started.
+    answered: u64,
+    /// Seconds since the last request ended (0 while one is in flight).
+    idle_secs: f64,
+    idle_exit_secs: Option<f64>,
 }
 
 /// What a server said, for `cast find` to print.
@@ -185,9 +218,12 @@ fn socket_of(root: &Path) -> PathBuf {
     StateDir::of(root).join(SOCKET)
 }
 
-pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
+pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     if args.stop {
         return client::stop(&args.root);
+    }
+    if args.status {
+        return client::status(&args.root, out);
     }
     server::serve(
         &args.root,

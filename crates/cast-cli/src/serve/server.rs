@@ -10,7 +10,7 @@ use anyhow::Context;
 use cast_analyzer::{FindMode, KeptIndex, MapOptions};
 use cast_workspace::StateDir;
 
-use super::{Asked, LOCK, MAX_REQUEST, Reply, Request, build, socket_of};
+use super::{Asked, LOCK, MAX_REQUEST, Reply, Request, Status, build, exe, socket_of};
 use crate::{Exit, Out};
 
 /// How a server runs, from `cast serve`'s flags.
@@ -47,6 +47,9 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::net::{UnixListener, UnixStream};
 
+    if options.started_by_command {
+        close_inherited_files();
+    }
     let root = std::fs::canonicalize(root)
         .with_context(|| format!("cannot serve {}: no such folder", root.display()))?;
     let state = StateDir::of(&root);
@@ -61,11 +64,16 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     // One server per tree, also when two start at once: each takes the lock first, and holds it
     // until it ends (the kernel lets go of it with the process, however it ends).
     let lock_path = state.join(LOCK);
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
+    // Read only: a lock file another user made (`sudo cast …`) still locks.
+    let lock = std::fs::File::open(&lock_path)
+        .or_else(|err| match err.kind() {
+            std::io::ErrorKind::NotFound => std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path),
+            _ => Err(err),
+        })
         .with_context(|| format!("cannot open {}", lock_path.display()))?;
     match lock.try_lock() {
         Ok(()) => {}
@@ -86,7 +94,14 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
             socket.display()
         );
     }
+    // Servers that commands start are capped per user; one a person starts is theirs to count.
+    let _slot = if options.started_by_command {
+        Some(take_slot()?)
+    } else {
+        None
+    };
     let build = build();
+    let exe = exe();
     let kept = KeptIndex::default();
     crate::output::warn(format!("indexing {} …", root.display()));
     kept.query(&root, |_| Ok(()))
@@ -132,6 +147,8 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                         root: &root,
                         socket: &socket,
                         build: &build,
+                        exe: &exe,
+                        in_flight: &in_flight,
                         options,
                         stop: &stop,
                     };
@@ -147,12 +164,17 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                 &listener,
                 rustix::event::PollFlags::IN,
             )];
-            let tick = rustix::event::Timespec {
-                tv_sec: 0,
-                tv_nsec: TICK.subsec_nanos().into(),
-            };
-            if rustix::event::poll(&mut waiting, Some(&tick)).unwrap_or(0) > 0 {
-                continue;
+            match rustix::event::Timespec::try_from(TICK)
+                .map_err(|_| rustix::io::Errno::INVAL)
+                .and_then(|tick| rustix::event::poll(&mut waiting, Some(&tick)))
+            {
+                Ok(0) | Err(rustix::io::Errno::INTR) => {}
+                Ok(_) => continue,
+                // Not to spin on a poll that keeps failing.
+                Err(err) => {
+                    crate::output::warn(format!("cannot wait for a request: {err}"));
+                    std::thread::sleep(TICK);
+                }
             }
             if SocketId::of(&socket).ok() != Some(ours) {
                 return End::SocketGone;
@@ -180,6 +202,74 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
         End::SocketGone => format!("stopped: {} was removed", socket.display()),
     });
     Ok(Exit::Success)
+}
+
+/// Closes the files a server started by a command inherited beyond stdin, stdout and stderr:
+/// the command's caller may wait for the end of a pipe it handed the command (`3>&1`, a build
+/// tool's job server, Node's IPC channel), which a server holding it for minutes would delay.
+/// Called first thing, before the server opens a file of its own.
+#[cfg(unix)]
+fn close_inherited_files() {
+    let listed = std::fs::read_dir("/proc/self/fd").or_else(|_| std::fs::read_dir("/dev/fd"));
+    let Ok(listed) = listed else {
+        return;
+    };
+    let fds: Vec<i32> = listed
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    // The listing's own descriptor is among them, closed already with `listed`: EBADF.
+    for fd in fds {
+        let _ = nix::unistd::close(fd);
+    }
+}
+
+/// How many servers started by commands may run for a user at once: each holds an inotify
+/// instance (128 a user by default, shared with editors' file watchers), a watch per folder
+/// and its own memory (64 MB for the stdlib with site-packages).
+#[cfg(unix)]
+const STARTED_SERVERS: usize = 8;
+
+/// Takes one of the user's [`STARTED_SERVERS`] slots, held (locked) until the server ends:
+/// `$XDG_RUNTIME_DIR/cast/servers/slot-N.lock`, else the same under `$XDG_CACHE_HOME` or
+/// `~/.cache`. Without any of those there is no count.
+#[cfg(unix)]
+fn take_slot() -> anyhow::Result<Option<std::fs::File>> {
+    use std::os::unix::fs::DirBuilderExt;
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    let Some(base) = var("XDG_RUNTIME_DIR")
+        .or_else(|| var("XDG_CACHE_HOME"))
+        .or_else(|| var("HOME").map(|home| home.join(".cache")))
+    else {
+        return Ok(None);
+    };
+    let dir = base.join("cast").join("servers");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+        .with_context(|| format!("cannot make {}", dir.display()))?;
+    for n in 0..STARTED_SERVERS {
+        let path = dir.join(format!("slot-{n}.lock"));
+        let slot = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        if slot.try_lock().is_ok() {
+            return Ok(Some(slot));
+        }
+    }
+    anyhow::bail!(
+        "{STARTED_SERVERS} servers started by commands already run for this user (slots in {}); \
+         the commands answer on their own meanwhile (`cast serve --status --root PATH`, `--stop`)",
+        dir.display()
+    )
 }
 
 /// A socket file's identity: a server whose socket was replaced stops.
@@ -210,6 +300,8 @@ struct Server<'a> {
     root: &'a Path,
     socket: &'a Path,
     build: &'a str,
+    exe: &'a Path,
+    in_flight: &'a InFlight,
     options: &'a Options,
     stop: &'a AtomicBool,
 }
@@ -269,6 +361,8 @@ struct InFlight(Arc<Counted>);
 struct Counted {
     requests: AtomicUsize,
     last_ended: Mutex<Instant>,
+    /// Questions answered (for `--status`).
+    answered: std::sync::atomic::AtomicU64,
 }
 
 #[cfg(unix)]
@@ -277,6 +371,7 @@ impl Default for Counted {
         Counted {
             requests: AtomicUsize::new(0),
             last_ended: Mutex::new(Instant::now()),
+            answered: std::sync::atomic::AtomicU64::new(0),
         }
     }
 }
@@ -295,6 +390,14 @@ impl InFlight {
             })
             .ok()
             .map(|_| Entered(Arc::clone(&self.0)))
+    }
+
+    fn count_answer(&self) {
+        self.0.answered.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn answered(&self) -> u64 {
+        self.0.answered.load(Ordering::Relaxed)
     }
 
     /// How long no request has been in flight (zero while one is).
@@ -347,6 +450,8 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
         root,
         socket,
         build,
+        exe,
+        in_flight,
         options,
         stop,
     } = server;
@@ -365,10 +470,23 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
             stop.store(true, Ordering::Release);
             Reply::Stopping
         }
+        Ok(Request {
+            asked: Asked::Status,
+            ..
+        }) => Reply::Status(Status {
+            pid: std::process::id(),
+            version: build.to_owned(),
+            started_by_command: options.started_by_command,
+            answered: in_flight.answered(),
+            idle_secs: in_flight.idle_for().as_secs_f64(),
+            idle_exit_secs: options.idle_exit.map(|idle| idle.as_secs_f64()),
+        }),
         Ok(request) if request.version != build => {
-            // Started by a command, for commands: one of a newer (or older) build is what
-            // asks now, and starts its own once this one is gone.
-            if options.started_by_command {
+            // Started by a command, for commands: the same executable rebuilt or upgraded is
+            // what asks now, and its next question starts a server of its own once this one is
+            // gone. Another executable (a debug build beside a release, an editor's copy) is
+            // declined and this one stays, or the two would take turns starting servers.
+            if options.started_by_command && request.exe == exe {
                 stop.store(true, Ordering::Release);
             }
             Reply::Declined {
@@ -378,7 +496,10 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
         Ok(request) if request.root != root => Reply::Declined {
             why: format!("this server answers for {}", root.display()),
         },
-        Ok(request) => reply(kept, root, request.asked),
+        Ok(request) => {
+            in_flight.count_answer();
+            reply(kept, root, request.asked)
+        }
     };
     write_reply(&stream, &reply)?;
     if stop.load(Ordering::Acquire) {
@@ -447,6 +568,11 @@ fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
             }),
         // Answered in `answer`.
         Asked::Stop => return Reply::Stopping,
+        Asked::Status => {
+            return Reply::Declined {
+                why: "a status is not a question".to_owned(),
+            };
+        }
     };
     match written {
         Ok(exit) => Reply::Answer {
