@@ -91,6 +91,8 @@ pub const W_HISTORY: f64 = 0.30;
 pub const HISTORY_COMMITS: usize = 10;
 /// How often a file changed lately, whatever the query (see [`Scores::churn`]).
 pub const W_CHURN: f64 = 0.15;
+/// Weight of [`Scores::cover`].
+pub const W_COVER: f64 = 0.10;
 /// A commit this many commits older than `HEAD` counts half in [`Scores::churn`].
 pub const CHURN_HALF_LIFE: f64 = 50.0;
 /// The newest commits read for [`Scores::churn`]: eight half-lives, older ones would weigh
@@ -145,6 +147,11 @@ pub struct Scores {
     /// it, each weighing half per [`CHURN_HALF_LIFE`] commits of age, on a log scale (0 to 1).
     /// Code that changes often is what the next task most likely changes again.
     pub churn: f64,
+    /// Files: the IDF-weighted share of the query's terms the file holds anywhere (path, docstring
+    /// or body), divided by the query's best. BM25F saturates each term and divides by the
+    /// file's length, so a short file that repeats one rare word can outscore the file that
+    /// holds most of what a task describes; this counts each word once, whatever the length.
+    pub cover: f64,
     /// The product of the priors (test, stub, private) applied to the blend.
     pub factor: f64,
     pub total: f64,
@@ -1250,6 +1257,16 @@ impl Index {
                 scores.entry(f).or_default().graph = g;
             }
         }
+        // Coverage: which of the text-matched files hold each term.
+        let mut cover: HashMap<i64, f64> = HashMap::new();
+        for (t, w) in &ev.terms {
+            for id in store::rows_with_term(&self.conn, TermTable::Files, t).map_err(&err)? {
+                if ev.file_text.contains_key(&id) {
+                    *cover.entry(id).or_default() += w;
+                }
+            }
+        }
+        let best_cover = cover.values().fold(0.0f64, |a, b| a.max(*b));
         let ranks = self.stored_ranks(RankedTable::Files)?;
         let mut out = Vec::with_capacity(scores.len());
         let idf_total: f64 = ev.terms.iter().map(|(_, w)| w).sum();
@@ -1275,6 +1292,9 @@ impl Index {
             }
             s.rank = ranks.score(f);
             s.churn = ev.churn.get(&path).copied().unwrap_or(0.0);
+            if best_cover > 0.0 {
+                s.cover = cover.get(&f).copied().unwrap_or(0.0) / best_cover;
+            }
             s.factor = priors.of_path(&path);
             out.push((f, s, path));
         }
@@ -1290,7 +1310,8 @@ impl Index {
                 + W_GRAPH * s.graph
                 + W_RANK * s.rank
                 + W_HISTORY * s.history
-                + W_CHURN * s.churn)
+                + W_CHURN * s.churn
+                + W_COVER * s.cover)
                 * s.factor;
         }
         // Files with evidence of their own come first; after them, the files reached only
@@ -1422,6 +1443,7 @@ impl Index {
                 rank: ranks.score(id),
                 history: 0.0,
                 churn: 0.0,
+                cover: 0.0,
                 factor: priors.of_symbol(&path, &qualname, decorators.as_deref()),
                 total: 0.0,
             };

@@ -747,6 +747,38 @@ fn files_reached_only_through_the_graph_come_after_the_hits() {
     );
 }
 
+/// `cover` counts each query word a file holds once, whatever the file's length or how often
+/// it repeats one word: the file holding every word has 1, one repeating a single word less.
+#[test]
+fn a_files_cover_is_the_share_of_the_query_words_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
+    w(
+        "pkg/paths.py",
+        "def tidy(path):\n    path = path.strip()\n    return path or path\n",
+    );
+    w(
+        "pkg/checks.py",
+        "def check(value):\n    '''Raise a validation error for a bad path.'''\n    return value\n",
+    );
+    w("pkg/other.py", "def unrelated():\n    return 1\n");
+    let index = Index::open(dir.path()).unwrap();
+    let found = index
+        .find_with("path validation error", 5, FindMode::Files)
+        .unwrap();
+    let cover = |path: &str| {
+        found
+            .files
+            .iter()
+            .find(|h| h.path == path)
+            .map(|h| h.scores.cover)
+    };
+    assert_eq!(cover("pkg/checks.py"), Some(1.0), "{found:?}");
+    let repeated = cover("pkg/paths.py").unwrap_or(f64::NAN);
+    assert!(repeated > 0.0 && repeated < 1.0, "{found:?}");
+    assert_eq!(cover("pkg/other.py"), None, "{found:?}");
+}
+
 #[test]
 fn files_rank_by_identifiers_and_demote_tests_unless_asked() {
     let dir = tempfile::tempdir().unwrap();

@@ -666,6 +666,20 @@ fn match_table(
     rows.collect()
 }
 
+/// The rows of a full-text table that hold `term` (in any column), in rowid order.
+pub(crate) fn rows_with_term(
+    conn: &Connection,
+    table: TermTable,
+    term: &str,
+) -> rusqlite::Result<Vec<i64>> {
+    let name = table.table();
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT rowid FROM {name} WHERE {name} MATCH ?1"))?;
+    let query = format!("\"{}\"", term.replace('"', ""));
+    let rows = stmt.query_map([query], |r| r.get(0))?;
+    rows.collect()
+}
+
 /// The database's version as this connection sees it (`PRAGMA data_version`): it moves when
 /// another connection commits, so what was decoded from the old state is stale.
 pub(crate) fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
