@@ -71,20 +71,17 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = scope_patterns(&args.root, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
-    let unanswered = if args.index.db.is_none() {
-        let asked = crate::serve::Asked::Find {
-            query: args.query.clone(),
-            top: args.top,
-            files: args.files,
-            json: args.json,
-            within,
-        };
-        match crate::serve::ask(&args.root, asked) {
-            Ok(answered) => return answered.print(out),
-            Err(unanswered) => unanswered,
-        }
-    } else {
-        crate::serve::Unanswered::NotAsked
+    // Not with --db: a server answers from the tree's own index.
+    let asked = crate::serve::Asked::Find {
+        query: args.query.clone(),
+        top: args.top,
+        files: args.files,
+        json: args.json,
+        within,
+    };
+    let unanswered = match crate::serve::ask_if(args.index.db.is_none(), &args.root, asked) {
+        Ok(answered) => return answered.print(out),
+        Err(unanswered) => unanswered,
     };
     let mode = if args.files {
         FindMode::Files

@@ -85,20 +85,19 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = crate::find::scope_patterns(&args.path, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same map, sooner).
-    let unanswered = if trace.is_none() && args.index.db.is_none() {
-        let asked = crate::serve::Asked::Map {
-            budget: args.budget,
-            focus: args.focus.clone(),
-            root_name: args.path.display().to_string(),
-            json: args.json,
-            within,
-        };
-        match crate::serve::ask(&args.path, asked) {
-            Ok(answered) => return answered.print(out),
-            Err(unanswered) => unanswered,
-        }
-    } else {
-        crate::serve::Unanswered::NotAsked
+    // Not with a trace (the server maps without one) or --db (it answers from the tree's own
+    // index).
+    let asked = crate::serve::Asked::Map {
+        budget: args.budget,
+        focus: args.focus.clone(),
+        root_name: args.path.display().to_string(),
+        json: args.json,
+        within,
+    };
+    let allowed = trace.is_none() && args.index.db.is_none();
+    let unanswered = match crate::serve::ask_if(allowed, &args.path, asked) {
+        Ok(answered) => return answered.print(out),
+        Err(unanswered) => unanswered,
     };
     let options = MapOptions {
         budget: args.budget,

@@ -41,9 +41,19 @@ fn env_says_yes(name: &str) -> bool {
     std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
+/// [`ask`] when `allowed` (the command's options are ones a server answers), else
+/// [`Unanswered::NotAsked`].
+pub(crate) fn ask_if(allowed: bool, root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
+    if allowed {
+        ask(root, asked)
+    } else {
+        Err(Unanswered::NotAsked)
+    }
+}
+
 /// Asks the server of `root`: its answer, or why there is none (the caller then answers on its
 /// own, and may start a server with [`Unanswered::start_server_if_asked_again`]).
-pub(crate) fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
+fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
     if env_says_yes("CAST_NO_SERVER") {
         return Err(Unanswered::NotAsked);
     }

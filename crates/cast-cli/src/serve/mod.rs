@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Exit, Out};
 
-pub(crate) use client::{Unanswered, ask};
+pub(crate) use client::ask_if;
 
 /// Keep a tree's index open and answer `cast find` and `cast map` for it, until stopped.
 ///
