@@ -11,7 +11,8 @@ use crate::{Exit, Out};
 
 /// Why a command answers on its own.
 pub(crate) enum Unanswered {
-    /// CAST_NO_SERVER is set, or the root cannot be resolved: no server asked or started.
+    /// CAST_NO_SERVER is set, the command's options are ones a server does not answer (`--db`,
+    /// `--trace`), or the root cannot be resolved: no server asked or started.
     NotAsked,
     /// Nobody listens for this tree (the tree's root, links resolved).
     NoServer(PathBuf),
