@@ -1,6 +1,6 @@
 //! The commands' side: ask a tree's server, and start one for a tree asked about again.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -120,8 +120,21 @@ impl Unanswered {
             .and_then(|file| file.set_modified(now));
         // A CI job is a one-off, whatever it asks; and a server that holds the lock is one
         // starting (checking the index) or one that stopped listening: no second one.
-        if marked.is_ok() && asked_recently && !env_says_yes("CI") && !lock_held(&state) {
-            let _ = start(root, &state);
+        if marked.is_ok()
+            && asked_recently
+            && !env_says_yes("CI")
+            && !lock_held(&state)
+            && start(root, &state).is_ok()
+            && std::io::stderr().is_terminal()
+        {
+            // A person at a terminal is told what was started on their behalf; a program
+            // reading stderr is spared the line at every start.
+            crate::output::warn(format!(
+                "started `cast serve` for {} in the background: it answers the next questions \
+                 sooner and stops after {STARTED_IDLE_EXIT} without one (`cast serve --status`, \
+                 `--stop`; CAST_NO_SERVER=1 starts none)",
+                root.display()
+            ));
         }
     }
 }
