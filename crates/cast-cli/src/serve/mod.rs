@@ -63,7 +63,7 @@ pub struct Args {
     root: PathBuf,
     /// Stop after this long without a question (`90s`, `10m`, `2h`); by default a server runs
     /// until stopped.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = idle_duration)]
     idle_exit: Option<Duration>,
     /// Stop the server of --root (waits until it has stopped); exits 1 when none runs. The
     /// commands start a new one only once the tree is asked about twice again.
@@ -77,6 +77,16 @@ pub struct Args {
     /// build (stops after declining its question).
     #[arg(long, hide = true)]
     started_by_command: bool,
+}
+
+/// `--idle-exit`: a humantime duration, more than zero (a server idle for zero would stop
+/// before its first question).
+fn idle_duration(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(idle) if idle.is_zero() => Err("must be more than zero, e.g. `30s` or `10m`".to_owned()),
+        Ok(idle) => Ok(idle),
+        Err(err) => Err(format!("{err} (e.g. `90s`, `10m`, `2h`)")),
+    }
 }
 
 /// The socket's name in the tree's `.cast/`.
