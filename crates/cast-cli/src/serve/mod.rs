@@ -243,3 +243,16 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_exit_takes_a_duration_above_zero() {
+        assert_eq!(idle_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(idle_duration("90s"), Ok(Duration::from_secs(90)));
+        assert!(idle_duration("0s").unwrap_err().contains("more than zero"));
+        assert!(idle_duration("soon").unwrap_err().contains("e.g."));
+    }
+}
