@@ -446,6 +446,27 @@ fn a_server_stops_when_idle_or_when_its_socket_is_gone() {
     assert!(server.stops().success());
 }
 
+/// Asking for the status is not a question: a server polled for it still stops when idle.
+#[test]
+fn asking_for_the_status_does_not_keep_a_server_up() {
+    let dir = project();
+    let root = dir.path();
+    let mut server = Server::start_with(root, &["--idle-exit", "2s"]);
+    let start = Instant::now();
+    while server.0.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "polled for its status, the server never went idle"
+        );
+        let _ = cast()
+            .args(["serve", "--status", "--root"])
+            .arg(root)
+            .output()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
 /// A server started by a command gives way to its own executable rebuilt: it declines the
 /// question (which is then answered alone) and stops, so that build's next question starts its
 /// own. It declines another executable's build and stays (or the two would take turns), and so
@@ -519,6 +540,14 @@ fn servers_started_by_commands_are_capped_per_user() {
         "{said}"
     );
     assert!(!root.join(".cast/serve.sock").exists());
+    // Nor does a command start one that would only fail: asked twice, it starts nothing.
+    let query = "apply a discount code";
+    assert_eq!(find(root, query, false).1, 0);
+    assert_eq!(find(root, query, false).1, 0);
+    assert!(
+        !root.join(".cast/serve.log").exists(),
+        "a server was started with every slot taken"
+    );
     drop(Server::start(root));
     drop(held.pop());
     let mut server = Server::start_with(root, &["--started-by-command", "--idle-exit", "1s"]);

@@ -41,9 +41,13 @@
 //! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
 //!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
 //!    a prior, like the rank, added to files that other evidence found.
+//! 9. **Cover.** The IDF-weighted share of the query's terms a text-matched file holds
+//!    anywhere, each term once whatever the file's length (one FTS5 match per term, at most
+//!    [`MAX_TERMS`]), divided by the query's best: BM25F saturates each term and divides by
+//!    the length, so a file that repeats one word can outscore the one holding most of the task.
 //!
 //! File score = `W_TEXT·text + W_PATH·path + W_SYMBOLS·symbols + W_IDENT·ident +
-//! W_GRAPH·graph + W_RANK·rank + W_HISTORY·history + W_CHURN·churn`,
+//! W_GRAPH·graph + W_RANK·rank + W_HISTORY·history + W_CHURN·churn + W_COVER·cover`,
 //! times the priors' factors, where `symbols` is the file's best symbol score plus a little for
 //! each further hit symbol. Symbol score = `0.70·text + 0.30·exact name + 0.15·file text +
 //! 0.10·rank`, with the same factors and ×0.95 for private names. `--json` shows each component.

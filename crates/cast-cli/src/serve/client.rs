@@ -6,7 +6,10 @@ use std::time::{Duration, SystemTime};
 
 use cast_workspace::StateDir;
 
-use super::{Answered, Asked, LOCK, Reply, Request, build, exe, socket_of};
+use super::{
+    Answered, Asked, LOCK, Reply, Request, STARTED_SERVERS, build, exe, slot_dir, slot_path,
+    socket_of,
+};
 use crate::{Exit, Out};
 
 /// Why a command answers on its own.
@@ -124,6 +127,7 @@ impl Unanswered {
             && asked_recently
             && !env_says_yes("CI")
             && !lock_held(&state)
+            && slot_free()
             && start(root, &state).is_ok()
             && std::io::stderr().is_terminal()
         {
@@ -186,6 +190,18 @@ fn start(_root: &Path, _state: &StateDir) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether a server started now could take one of the user's slots (see [`slot_dir`]): at the
+/// cap, none is started (it would only fail).
+fn slot_free() -> bool {
+    let Some(dir) = slot_dir() else {
+        return true;
+    };
+    (0..STARTED_SERVERS).any(|n| match std::fs::File::open(slot_path(&dir, n)) {
+        Ok(slot) => slot.try_lock().is_ok(),
+        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
+    })
+}
+
 /// Whether a server holds the tree's lock (one runs or is starting).
 fn lock_held(state: &StateDir) -> bool {
     std::fs::File::open(state.join(LOCK))
@@ -195,20 +211,29 @@ fn lock_held(state: &StateDir) -> bool {
 /// How long `--stop` and `--status` wait for a server that is starting (checking the index).
 const STARTING_WAIT: Duration = Duration::from_secs(300);
 
-/// Sends `asked` to the server of `root`, waiting for one that is still starting; `None` when
-/// none runs.
-fn ask_server(root: &Path, asked: Asked) -> anyhow::Result<Option<Reply>> {
+/// What `--stop` and `--status` found.
+enum Found {
+    Reply(Reply),
+    /// Holds the tree's lock but does not listen yet (checking the index).
+    Starting,
+    None,
+}
+
+/// Sends `asked` to the server of `root`; for one that is still starting, waits until it
+/// listens when `wait`, else says so. `Found::None` when none runs.
+fn ask_server(root: &Path, asked: Asked, wait: bool) -> anyhow::Result<Found> {
     let state = StateDir::of(root);
     let request = request(root.to_path_buf(), asked);
     let start = std::time::Instant::now();
     loop {
         match exchange(&socket_of(root), &request) {
-            Ok(reply) => return Ok(Some(reply)),
+            Ok(reply) => return Ok(Found::Reply(reply)),
             Err(Exchange::Broken) => anyhow::bail!(
                 "the server of {} did not answer (a build of cast from before `--stop` and `--status`?); stop it with `kill`",
                 root.display()
             ),
-            Err(Exchange::NoServer) if !lock_held(&state) => return Ok(None),
+            Err(Exchange::NoServer) if !lock_held(&state) => return Ok(Found::None),
+            Err(Exchange::NoServer) if !wait => return Ok(Found::Starting),
             // Holds the lock but does not listen yet: starting.
             Err(Exchange::NoServer) if start.elapsed() > STARTING_WAIT => anyhow::bail!(
                 "the server of {} has been starting for 5 minutes",
@@ -234,13 +259,13 @@ pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
     let root = resolved(root)?;
     let state = StateDir::of(&root);
     let _ = std::fs::remove_file(state.join(ASKED));
-    match ask_server(&root, Asked::Stop)? {
-        Some(Reply::Stopping) => {}
-        Some(_) => anyhow::bail!(
+    match ask_server(&root, Asked::Stop, true)? {
+        Found::Reply(Reply::Stopping) => {}
+        Found::Reply(_) | Found::Starting => anyhow::bail!(
             "the server of {} did not agree to stop (a build of cast from before `--stop`?); stop it with `kill`",
             root.display()
         ),
-        None => {
+        Found::None => {
             crate::output::warn(format!("no server runs for {}", root.display()));
             return Ok(Exit::NothingOrRefused);
         }
@@ -269,8 +294,15 @@ pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
 /// `cast serve --status`: one line on the server of `root`, or exit 1 when none runs.
 pub(super) fn status(root: &Path, out: &mut Out) -> anyhow::Result<Exit> {
     let root = resolved(root)?;
-    match ask_server(&root, Asked::Status)? {
-        Some(Reply::Status(status)) => {
+    match ask_server(&root, Asked::Status, false)? {
+        Found::Starting => {
+            out.line(&format!(
+                "a server is starting for {} (checking the index; it answers once that is done)",
+                root.display()
+            ))?;
+            Ok(Exit::Success)
+        }
+        Found::Reply(Reply::Status(status)) => {
             let who = if status.started_by_command {
                 "started by a command"
             } else {
@@ -294,16 +326,20 @@ pub(super) fn status(root: &Path, out: &mut Out) -> anyhow::Result<Exit> {
             ))?;
             Ok(Exit::Success)
         }
-        Some(_) => anyhow::bail!(
+        Found::Reply(_) => anyhow::bail!(
             "the server of {} did not say its status (a build of cast from before `--status`?)",
             root.display()
         ),
-        None => {
+        Found::None => {
             crate::output::warn(format!("no server runs for {}", root.display()));
             Ok(Exit::NothingOrRefused)
         }
     }
 }
+
+/// The longest reply read: a map or a search is well under it; a server that sends more is
+/// broken, and the command answers on its own.
+const MAX_REPLY: u64 = 256 << 20;
 
 /// Why an exchange with a server came to nothing.
 enum Exchange {
@@ -327,7 +363,7 @@ fn exchange(socket: &Path, request: &Request) -> Result<Reply, Exchange> {
         .set_read_timeout(Some(Duration::from_secs(300)))
         .map_err(broken)?;
     let mut reply = String::new();
-    BufReader::new(stream)
+    BufReader::new(std::io::Read::take(stream, MAX_REPLY))
         .read_line(&mut reply)
         .map_err(broken)?;
     serde_json::from_str(&reply).map_err(|_| Exchange::Broken)

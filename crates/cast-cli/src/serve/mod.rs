@@ -70,7 +70,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "idle_exit")]
     stop: bool,
     /// Say whether a server runs for --root: its process id, who started it, how many questions
-    /// it answered and how long it has been idle; exits 1 when none runs.
+    /// (`cast find`, `cast map`) it answered and how long since the last; exits 1 when none runs.
     #[arg(long, conflicts_with_all = ["idle_exit", "stop"])]
     status: bool,
     /// Started by `cast find` or `cast map`, not by a person: gives way to a command of another
@@ -87,6 +87,29 @@ fn idle_duration(text: &str) -> Result<Duration, String> {
         Ok(idle) => Ok(idle),
         Err(err) => Err(format!("{err} (e.g. `90s`, `10m`, `2h`)")),
     }
+}
+
+/// How many servers started by commands may run for a user at once: each holds an inotify
+/// instance (128 a user by default, shared with editors' file watchers), a watch per folder
+/// and its own memory (64 MB for the stdlib with site-packages).
+const STARTED_SERVERS: usize = 8;
+
+/// Where the servers that commands start hold their slots (one lock file each):
+/// `$XDG_RUNTIME_DIR/cast/servers`, else the same under `$XDG_CACHE_HOME` or `~/.cache`.
+fn slot_dir() -> Option<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = var("XDG_RUNTIME_DIR")
+        .or_else(|| var("XDG_CACHE_HOME"))
+        .or_else(|| var("HOME").map(|home| home.join(".cache")))?;
+    Some(base.join("cast").join("servers"))
+}
+
+fn slot_path(dir: &Path, n: usize) -> PathBuf {
+    dir.join(format!("slot-{n}.lock"))
 }
 
 /// The socket's name in the tree's `.cast/`.

@@ -10,7 +10,10 @@ use anyhow::Context;
 use cast_analyzer::{FindMode, KeptIndex, MapOptions};
 use cast_workspace::StateDir;
 
-use super::{Asked, LOCK, MAX_REQUEST, Reply, Request, Status, build, exe, socket_of};
+use super::{
+    Asked, LOCK, MAX_REQUEST, Reply, Request, STARTED_SERVERS, Status, build, exe, slot_dir,
+    slot_path, socket_of,
+};
 use crate::{Exit, Out};
 
 /// How a server runs, from `cast serve`'s flags.
@@ -75,7 +78,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
             _ => Err(err),
         })
         .with_context(|| format!("cannot open {}", lock_path.display()))?;
-    match lock.try_lock() {
+    match try_lock_a_while(&lock) {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
             "a server already answers for {} (or is starting; it holds {})",
@@ -130,6 +133,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
         }
     ));
     let in_flight = InFlight::default();
+    let questions = Questions::default();
     let stop = AtomicBool::new(false);
     let ended = std::thread::scope(|scope| {
         loop {
@@ -148,7 +152,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                         socket: &socket,
                         build: &build,
                         exe: &exe,
-                        in_flight: &in_flight,
+                        questions: &questions,
                         options,
                         stop: &stop,
                     };
@@ -159,7 +163,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(err) => crate::output::warn(format!("cannot accept a request: {err}")),
             }
-            // Nothing waiting: wait for a request, at most a tick, looking around after one.
+            // Nothing waiting: wait for a request, at most a tick, then look around.
             let mut waiting = [rustix::event::PollFd::new(
                 &listener,
                 rustix::event::PollFlags::IN,
@@ -168,8 +172,9 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                 .map_err(|_| rustix::io::Errno::INVAL)
                 .and_then(|tick| rustix::event::poll(&mut waiting, Some(&tick)))
             {
-                Ok(0) | Err(rustix::io::Errno::INTR) => {}
-                Ok(_) => continue,
+                // A request waiting or not, the look around below is taken: requests that keep
+                // coming (a status polled, declined ones) must not keep it from ever running.
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
                 // Not to spin on a poll that keeps failing.
                 Err(err) => {
                     crate::output::warn(format!("cannot wait for a request: {err}"));
@@ -181,7 +186,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
             }
             if options
                 .idle_exit
-                .is_some_and(|idle| in_flight.idle_for() >= idle)
+                .is_some_and(|idle| questions.idle_for() >= idle)
             {
                 return End::Idle;
             }
@@ -224,44 +229,49 @@ fn close_inherited_files() {
     }
 }
 
-/// How many servers started by commands may run for a user at once: each holds an inotify
-/// instance (128 a user by default, shared with editors' file watchers), a watch per folder
-/// and its own memory (64 MB for the stdlib with site-packages).
+/// Tries to lock `file` for a tenth of a second: a command that checks whether a lock is held
+/// takes it for an instant (flock has no test), which must not turn a server away.
 #[cfg(unix)]
-const STARTED_SERVERS: usize = 8;
+fn try_lock_a_while(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock)
+                if start.elapsed() < Duration::from_millis(100) =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            done => return done,
+        }
+    }
+}
 
-/// Takes one of the user's [`STARTED_SERVERS`] slots, held (locked) until the server ends:
-/// `$XDG_RUNTIME_DIR/cast/servers/slot-N.lock`, else the same under `$XDG_CACHE_HOME` or
-/// `~/.cache`. Without any of those there is no count.
+/// Takes one of the user's [`STARTED_SERVERS`] slots ([`slot_dir`]), held (locked) until the
+/// server ends. Without a folder for them there is no count.
 #[cfg(unix)]
 fn take_slot() -> anyhow::Result<Option<std::fs::File>> {
     use std::os::unix::fs::DirBuilderExt;
-    let var = |name| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-    };
-    let Some(base) = var("XDG_RUNTIME_DIR")
-        .or_else(|| var("XDG_CACHE_HOME"))
-        .or_else(|| var("HOME").map(|home| home.join(".cache")))
-    else {
+    let Some(dir) = slot_dir() else {
         return Ok(None);
     };
-    let dir = base.join("cast").join("servers");
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir)
         .with_context(|| format!("cannot make {}", dir.display()))?;
     for n in 0..STARTED_SERVERS {
-        let path = dir.join(format!("slot-{n}.lock"));
-        let slot = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        if slot.try_lock().is_ok() {
+        let path = slot_path(&dir, n);
+        // Read only when it exists: a slot another user made (`sudo cast …`) still locks.
+        let slot = std::fs::File::open(&path).or_else(|_| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+        });
+        if let Ok(slot) = slot
+            && try_lock_a_while(&slot).is_ok()
+        {
             return Ok(Some(slot));
         }
     }
@@ -301,7 +311,7 @@ struct Server<'a> {
     socket: &'a Path,
     build: &'a str,
     exe: &'a Path,
-    in_flight: &'a InFlight,
+    questions: &'a Questions,
     options: &'a Options,
     stop: &'a AtomicBool,
 }
@@ -351,58 +361,77 @@ fn dispatch<'scope>(
 #[cfg(unix)]
 const MAX_IN_FLIGHT: usize = 64;
 
-/// The requests being answered, counted so there are never more than [`MAX_IN_FLIGHT`], and
-/// when the last one ended (what `--idle-exit` measures from).
+/// The requests being answered, counted so there are never more than [`MAX_IN_FLIGHT`].
 #[cfg(unix)]
 #[derive(Default)]
-struct InFlight(Arc<Counted>);
-
-#[cfg(unix)]
-struct Counted {
-    requests: AtomicUsize,
-    last_ended: Mutex<Instant>,
-    /// Questions answered (for `--status`).
-    answered: std::sync::atomic::AtomicU64,
-}
-
-#[cfg(unix)]
-impl Default for Counted {
-    fn default() -> Counted {
-        Counted {
-            requests: AtomicUsize::new(0),
-            last_ended: Mutex::new(Instant::now()),
-            answered: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-}
+struct InFlight(Arc<AtomicUsize>);
 
 /// One request counted by [`InFlight`], until dropped.
 #[cfg(unix)]
-struct Entered(Arc<Counted>);
+struct Entered(Arc<AtomicUsize>);
 
 #[cfg(unix)]
 impl InFlight {
     fn enter(&self) -> Option<Entered> {
         self.0
-            .requests
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < MAX_IN_FLIGHT).then_some(n + 1)
             })
             .ok()
             .map(|_| Entered(Arc::clone(&self.0)))
     }
+}
 
-    fn count_answer(&self) {
-        self.0.answered.fetch_add(1, Ordering::Relaxed);
+#[cfg(unix)]
+impl Drop for Entered {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The questions (`cast find`, `cast map`) being answered and answered so far, and when the
+/// last one ended: what `--idle-exit` and `--status` measure. Other requests (a status, a
+/// stop, one declined) do not count, so asking for the status does not keep a server up.
+#[cfg(unix)]
+#[derive(Default)]
+struct Questions(Arc<QuestionCount>);
+
+#[cfg(unix)]
+struct QuestionCount {
+    being_answered: AtomicUsize,
+    answered: std::sync::atomic::AtomicU64,
+    last_ended: Mutex<Instant>,
+}
+
+#[cfg(unix)]
+impl Default for QuestionCount {
+    fn default() -> QuestionCount {
+        QuestionCount {
+            being_answered: AtomicUsize::new(0),
+            answered: std::sync::atomic::AtomicU64::new(0),
+            last_ended: Mutex::new(Instant::now()),
+        }
+    }
+}
+
+/// One question being answered, counted by [`Questions`] until dropped.
+#[cfg(unix)]
+struct Question(Arc<QuestionCount>);
+
+#[cfg(unix)]
+impl Questions {
+    fn begin(&self) -> Question {
+        self.0.being_answered.fetch_add(1, Ordering::AcqRel);
+        Question(Arc::clone(&self.0))
     }
 
     fn answered(&self) -> u64 {
         self.0.answered.load(Ordering::Relaxed)
     }
 
-    /// How long no request has been in flight (zero while one is).
+    /// How long no question has been answered (zero while one is).
     fn idle_for(&self) -> Duration {
-        if self.0.requests.load(Ordering::Acquire) > 0 {
+        if self.0.being_answered.load(Ordering::Acquire) > 0 {
             return Duration::ZERO;
         }
         self.0
@@ -413,13 +442,14 @@ impl InFlight {
 }
 
 #[cfg(unix)]
-impl Drop for Entered {
+impl Drop for Question {
     fn drop(&mut self) {
-        // The time first: a look between the two sees the request still in flight.
+        // The time first: a look between the two sees the question still being answered.
         if let Ok(mut last) = self.0.last_ended.lock() {
             *last = Instant::now();
         }
-        self.0.requests.fetch_sub(1, Ordering::AcqRel);
+        self.0.answered.fetch_add(1, Ordering::Relaxed);
+        self.0.being_answered.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -451,7 +481,7 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
         socket,
         build,
         exe,
-        in_flight,
+        questions,
         options,
         stop,
     } = server;
@@ -477,8 +507,8 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
             pid: std::process::id(),
             version: build.to_owned(),
             started_by_command: options.started_by_command,
-            answered: in_flight.answered(),
-            idle_secs: in_flight.idle_for().as_secs_f64(),
+            answered: questions.answered(),
+            idle_secs: questions.idle_for().as_secs_f64(),
             idle_exit_secs: options.idle_exit.map(|idle| idle.as_secs_f64()),
         }),
         Ok(request) if request.version != build => {
@@ -486,7 +516,7 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
             // what asks now, and its next question starts a server of its own once this one is
             // gone. Another executable (a debug build beside a release, an editor's copy) is
             // declined and this one stays, or the two would take turns starting servers.
-            if options.started_by_command && request.exe == exe {
+            if options.started_by_command && !exe.as_os_str().is_empty() && request.exe == exe {
                 stop.store(true, Ordering::Release);
             }
             Reply::Declined {
@@ -497,7 +527,7 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
             why: format!("this server answers for {}", root.display()),
         },
         Ok(request) => {
-            in_flight.count_answer();
+            let _question = questions.begin();
             reply(kept, root, request.asked)
         }
     };
