@@ -20,6 +20,8 @@ use crate::{Exit, Out};
 /// credits what the best hits use (a file found by the graph alone comes after every file with
 /// a word of the query), in a git repository the files changed by the past commits whose
 /// messages best match the query get credit (and files that changed often lately a little),
+/// a file is credited for how many of the query's words it holds (each once, whatever its
+/// length),
 /// and tests (with a Rust file's own `mod tests` and `#[test]` functions), examples, stubs and
 /// installed third-party code (`site-packages/`, `node_modules/`) are demoted (less when the
 /// query is about them or names the package). See docs/analyzer.md for every weight.
