@@ -56,6 +56,17 @@ fn slots(root: &Path) -> std::path::PathBuf {
     root.join(".cast/test-slots")
 }
 
+/// Sends `request` to the server of `root` as one line of JSON: its reply line.
+fn send(root: &Path, request: serde_json::Value) -> String {
+    let stream = std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
+    (&stream)
+        .write_all(format!("{request}\n").as_bytes())
+        .unwrap();
+    let mut reply = String::new();
+    BufReader::new(&stream).read_line(&mut reply).unwrap();
+    reply
+}
+
 /// Waits (a minute at most) until a server listens on ROOT/.cast/serve.sock.
 fn wait_for_socket(root: &Path) {
     let socket = root.join(".cast/serve.sock");
@@ -184,17 +195,14 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
     let (served, _) = find(root, "frobnicate the widgets", false);
     assert!(!served.contains("frobnicate_widgets"), "{served}");
     // A question from another build of cast is declined, not answered.
-    let stream = std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
-    let request = serde_json::json!({
-        "version": "0.0.0",
-        "root": std::fs::canonicalize(root).unwrap(),
-        "asked": {"Find": {"query": "apply a discount code", "top": 5, "files": false, "json": true}},
-    });
-    (&stream)
-        .write_all(format!("{request}\n").as_bytes())
-        .unwrap();
-    let mut reply = String::new();
-    BufReader::new(&stream).read_line(&mut reply).unwrap();
+    let reply = send(
+        root,
+        serde_json::json!({
+            "version": "0.0.0",
+            "root": std::fs::canonicalize(root).unwrap(),
+            "asked": {"Find": {"query": "apply a discount code", "top": 5, "files": false, "json": true}},
+        }),
+    );
     assert!(reply.starts_with("{\"Declined\""), "{reply}");
     // A second server of the same tree is refused.
     cast()
@@ -477,20 +485,15 @@ fn a_server_started_by_a_command_gives_way_to_its_executable_rebuilt() {
     let root = dir.path();
     let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_cast-under-test")).unwrap();
     let ask_as_another_build = |exe: &Path| {
-        let stream =
-            std::os::unix::net::UnixStream::connect(root.join(".cast/serve.sock")).unwrap();
-        let request = serde_json::json!({
-            "version": "0.0.0",
-            "exe": exe,
-            "root": std::fs::canonicalize(root).unwrap(),
-            "asked": {"Find": {"query": "discount", "top": 5, "files": false, "json": true}},
-        });
-        (&stream)
-            .write_all(format!("{request}\n").as_bytes())
-            .unwrap();
-        let mut reply = String::new();
-        BufReader::new(&stream).read_line(&mut reply).unwrap();
-        reply
+        send(
+            root,
+            serde_json::json!({
+                "version": "0.0.0",
+                "exe": exe,
+                "root": std::fs::canonicalize(root).unwrap(),
+                "asked": {"Find": {"query": "discount", "top": 5, "files": false, "json": true}},
+            }),
+        )
     };
     let mut server = Server::start(root);
     assert!(ask_as_another_build(&exe).starts_with("{\"Declined\""));

@@ -648,7 +648,7 @@ fn match_table(
     }
     let query = terms
         .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .map(|t| phrase(t))
         .collect::<Vec<_>>()
         .join(" OR ");
     let weights = weights
@@ -675,9 +675,13 @@ pub(crate) fn rows_with_term(
     let name = table.table();
     let mut stmt =
         conn.prepare_cached(&format!("SELECT rowid FROM {name} WHERE {name} MATCH ?1"))?;
-    let query = format!("\"{}\"", term.replace('"', ""));
-    let rows = stmt.query_map([query], |r| r.get(0))?;
+    let rows = stmt.query_map([phrase(term)], |r| r.get(0))?;
     rows.collect()
+}
+
+/// `term` as an FTS5 string: a phrase of its own, whatever it holds (`AND`, `*`, `-`).
+fn phrase(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', ""))
 }
 
 /// The database's version as this connection sees it (`PRAGMA data_version`): it moves when

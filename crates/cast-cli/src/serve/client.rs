@@ -88,9 +88,10 @@ fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
 }
 
 fn request(root: PathBuf, asked: Asked) -> Request {
+    let exe = exe();
     Request {
-        version: build(),
-        exe: exe(),
+        version: build(&exe),
+        exe,
         root,
         asked,
     }

@@ -123,13 +123,13 @@ fn exe() -> PathBuf {
     std::env::current_exe().unwrap_or_default()
 }
 
-/// Which build this is: the version, and the size and mtime of the executable (a server of
-/// another build, even of the same version, may answer differently: it is not asked). Taken
-/// once by a server, when it starts: a binary rebuilt under it is then another build.
-fn build() -> String {
+/// Which build `exe` (this executable, [`exe`]) is: the version, and the size and mtime of the
+/// executable (a server of another build, even of the same version, may answer differently: it
+/// is not asked). Taken once by a server, when it starts: a binary rebuilt under it is then
+/// another build.
+fn build(exe: &Path) -> String {
     let version = env!("CARGO_PKG_VERSION");
-    let exe = std::env::current_exe().and_then(std::fs::metadata);
-    match exe {
+    match std::fs::metadata(exe) {
         Ok(meta) => {
             let mtime = meta
                 .modified()

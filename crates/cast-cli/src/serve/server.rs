@@ -103,8 +103,8 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     } else {
         None
     };
-    let build = build();
     let exe = exe();
+    let build = build(&exe);
     let kept = KeptIndex::default();
     crate::output::warn(format!("indexing {} …", root.display()));
     kept.query(&root, |_| Ok(()))
