@@ -38,6 +38,8 @@
 //!    recognised by each language's conventions (`test_x.py`, `x_test.go`, `x.test.ts`,
 //!    `XTest.java`, `tests/`, `runtime-tests/`), and a symbol in a `tests` scope (Rust's `mod
 //!    tests` beside the code) or with a test's decorator (`#[test]`, `@Test`) counts as a test.
+//!    Among symbols (not files), an error type (`BadOptionError`, `HTTPException`) is
+//!    ×[`ERROR_TYPE_FACTOR`] unless the query speaks of errors, exceptions, raising or failing.
 //! 8. **Churn.** In a git repository, how often the file changed in the newest commits,
 //!    each commit weighing half per [`CHURN_HALF_LIFE`] commits of age (log scale, 0 to 1):
 //!    a prior, like the rank, added to files that other evidence found.
@@ -114,6 +116,11 @@ pub const EXAMPLE_FACTOR: f64 = 0.6;
 /// not the project's own. The walk already leaves virtualenvs out; this is for a tree that
 /// holds an installation anyway (a Python prefix, a vendored environment).
 pub const INSTALLED_FACTOR: f64 = 0.6;
+/// An error type (`BadOptionError`, `HTTPException`) among the symbols, when the query speaks
+/// of no error: its docstring describes the operation it fails in ("Raised if an invalid
+/// option is seen on the command line"), so it matches the words of a query about that
+/// operation as well as the code that does it, and is rarely what such a query asks for.
+pub const ERROR_TYPE_FACTOR: f64 = 0.7;
 /// Rows read from each full-text table per query.
 const TEXT_LIMIT: usize = 400;
 /// Files that seed the personalised PageRank.
@@ -400,6 +407,38 @@ const TEST_WORDS: &[&str] = &[
     "test", "tests", "testing", "pytest", "unittest", "fixture", "conftest",
 ];
 
+/// Words of a query about errors: error types are not demoted then.
+const ERROR_WORDS: &[&str] = &[
+    "error",
+    "errors",
+    "exception",
+    "exceptions",
+    "raise",
+    "raises",
+    "raised",
+    "raising",
+    "throw",
+    "throws",
+    "thrown",
+    "warning",
+    "warnings",
+    "fail",
+    "fails",
+    "failed",
+    "failure",
+    "failures",
+];
+
+/// Whether a symbol's name is that of an error type by the usual conventions: a capitalised
+/// name ending in `Error`, `Exception` or `Warning` (Python's PEP 8, Java's and JavaScript's
+/// `…Exception` and `…Error` classes, Rust's `Error` types).
+fn names_an_error_type(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && ["Error", "Exception", "Warning"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
+}
+
 /// Whether a query or task speaks of tests.
 pub(crate) fn speaks_of_tests(query: &str) -> bool {
     let mut words: Vec<String> = Vec::new();
@@ -592,6 +631,7 @@ struct Priors {
     stubs_ok: bool,
     examples_ok: bool,
     installed_ok: bool,
+    errors_ok: bool,
 }
 
 impl Priors {
@@ -623,12 +663,14 @@ impl Priors {
                 "thirdparty",
             ],
         );
+        let errors_ok = about(&query_words, ERROR_WORDS);
         Priors {
             query_words,
             tests_ok,
             stubs_ok,
             examples_ok,
             installed_ok,
+            errors_ok,
         }
     }
 
@@ -665,6 +707,9 @@ impl Priors {
         let short = qualname.rsplit('.').next().unwrap_or("");
         if short.starts_with('_') && !short.starts_with("__") {
             f *= 0.95;
+        }
+        if !self.errors_ok && names_an_error_type(short) {
+            f *= ERROR_TYPE_FACTOR;
         }
         if !is_test(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
             f *= self.test_factor();
@@ -1519,6 +1564,39 @@ mod tests {
         ] {
             assert!(!in_test_scope(q), "{q}");
         }
+    }
+
+    #[test]
+    fn error_types_are_known_by_their_names() {
+        for name in [
+            "BadOptionError",
+            "Error",
+            "HTTPException",
+            "DeprecationWarning",
+        ] {
+            assert!(names_an_error_type(name), "{name}");
+        }
+        for name in [
+            "raise_error",
+            "error",
+            "on_exception",
+            "ErrorHandler",
+            "Errors",
+            "_Error",
+        ] {
+            assert!(!names_an_error_type(name), "{name}");
+        }
+        let factor = |query: &str, name: &str| Priors::new(query).of_symbol("opts.py", name, None);
+        assert_eq!(
+            factor("parse the options", "BadOptionError"),
+            ERROR_TYPE_FACTOR
+        );
+        assert_eq!(factor("parse the options", "OptionParser"), 1.0);
+        assert_eq!(factor("the error of a bad option", "BadOptionError"), 1.0);
+        assert_eq!(
+            factor("what is raised for a bad option", "BadOptionError"),
+            1.0
+        );
     }
 
     #[test]

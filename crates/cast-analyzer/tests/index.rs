@@ -526,6 +526,32 @@ fn a_name_that_runs_words_together_is_found_by_the_words() {
 }
 
 #[test]
+fn an_error_type_ranks_below_the_code_it_fails_in_unless_errors_are_asked_about() {
+    // The error's docstring says more of the query's words than the parser's does; it is what
+    // the parser raises, not what parses.
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "opts.py",
+        "class BadOptionError(Exception):\n    \"\"\"Raised if an invalid option is seen on the \
+         command line.\"\"\"\n\n\ndef parse_args(argv):\n    \"\"\"Parse the command line.\"\"\"\n    \
+         return [a for a in argv if a.startswith('-')]\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let first = |q: &str| {
+        index.find(q, 5).unwrap().symbols[0]
+            .qualname
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(first("command line option"), "parse_args");
+    assert_eq!(
+        first("error for an invalid command line option"),
+        "BadOptionError"
+    );
+}
+
+#[test]
 fn a_refresh_without_changes_reports_the_same_counts() {
     let dir = copy_fixture("inventory");
     let cold = Index::open(dir.path()).unwrap().report().unwrap().clone();
