@@ -421,6 +421,42 @@ fn a_tree_asked_about_again_gets_a_server_and_a_one_off_question_none() {
     );
 }
 
+#[test]
+fn no_server_answers_alone_and_starts_none_however_often_asked() {
+    let dir = project();
+    let root = dir.path();
+    let state = root.join(".cast");
+    let (alone, code) = find(root, "apply a discount code", true);
+    assert_eq!(code, 0);
+    let find_args: &[&str] = &[
+        "find",
+        "apply a discount code",
+        "--json",
+        "--no-server",
+        "--root",
+    ];
+    let map_args: &[&str] = &["map", "--focus", "apply a discount code", "--no-server"];
+    // Each twice: a second question within two minutes is what starts a server otherwise.
+    for args in [find_args, find_args, map_args, map_args] {
+        let out = cast()
+            .args(args)
+            .arg(root)
+            .env("XDG_RUNTIME_DIR", slots(root))
+            .env_remove("CI")
+            .env_remove("CAST_NO_SERVER")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        if args[0] == "find" {
+            assert_eq!(String::from_utf8_lossy(&out.stdout), alone);
+        }
+    }
+    // Neither the time of the question noted nor a server started.
+    assert!(!state.join("serve.asked").exists());
+    assert!(!state.join("serve.log").exists());
+    assert!(!state.join("serve.sock").exists());
+}
+
 /// Whether a server (running or starting) holds the tree's lock.
 fn lock_is_held(root: &Path) -> bool {
     let lock = std::fs::File::open(root.join(".cast/serve.lock")).unwrap();

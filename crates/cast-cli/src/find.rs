@@ -33,7 +33,7 @@ use crate::{Exit, Out};
 /// each component). The index is built or refreshed first (with --no-refresh, only built when
 /// there is none); when `cast serve` runs for the tree, it answers instead, from its open
 /// index (see `cast serve --help`; a tree searched again within two minutes gets one, started
-/// in the background). Exits 1 when nothing matches, saying so on stderr with how
+/// in the background, unless --no-server or CAST_NO_SERVER=1). Exits 1 when nothing matches, saying so on stderr with how
 /// many files and symbols were searched.
 ///
 /// With --in, only the files named are searched, and every kind of evidence comes from them: a
@@ -64,6 +64,10 @@ pub struct Args {
     within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
+    /// Answer here: neither ask a `cast serve` of the tree nor start one (as CAST_NO_SERVER=1
+    /// does for every command).
+    #[arg(long)]
+    no_server: bool,
     /// One JSON object per hit, with each score.
     #[arg(long)]
     json: bool,
@@ -73,7 +77,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = scope_patterns(&args.root, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
-    // Not with --db: a server answers from the tree's own index.
+    // Not with --db (a server answers from the tree's own index), nor with --no-server.
     let asked = crate::serve::Asked::Find {
         query: args.query.clone(),
         top: args.top,
@@ -81,7 +85,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         json: args.json,
         within,
     };
-    let unanswered = match crate::serve::ask_if(args.index.db.is_none(), &args.root, asked) {
+    let allowed = args.index.db.is_none() && !args.no_server;
+    let unanswered = match crate::serve::ask_if(allowed, &args.root, asked) {
         Ok(answered) => return answered.print(out),
         Err(unanswered) => unanswered,
     };

@@ -26,7 +26,8 @@ use crate::{Exit, Out};
 /// The index (PATH/.cast/index.sqlite) is built or refreshed first (with --no-refresh, only
 /// built when there is none); when `cast serve` runs for the tree, it answers instead, from
 /// its open index (without --trace; see `cast serve --help`; a tree mapped or searched again
-/// within two minutes gets one, started in the background).
+/// within two minutes gets one, started in the background, unless --no-server or
+/// CAST_NO_SERVER=1).
 /// With --json, one JSON object per shown file (its symbols inside), then a summary object.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -53,6 +54,10 @@ pub struct Args {
     within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
+    /// Answer here: neither ask a `cast serve` of the tree nor start one (as CAST_NO_SERVER=1
+    /// does for every command).
+    #[arg(long)]
+    no_server: bool,
     /// One JSON object per file, then a summary.
     #[arg(long)]
     json: bool,
@@ -85,8 +90,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let within = crate::find::scope_patterns(&args.path, &args.within)?;
     let scope = Scope::new(&within).context("--in")?;
     // A `cast serve` of this tree answers from its open index (the same map, sooner).
-    // Not with a trace (the server maps without one) or --db (it answers from the tree's own
-    // index).
+    // Not with a trace (the server maps without one), --db (it answers from the tree's own
+    // index) or --no-server.
     let asked = crate::serve::Asked::Map {
         budget: args.budget,
         focus: args.focus.clone(),
@@ -94,7 +99,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         json: args.json,
         within,
     };
-    let allowed = trace.is_none() && args.index.db.is_none();
+    let allowed = trace.is_none() && args.index.db.is_none() && !args.no_server;
     let unanswered = match crate::serve::ask_if(allowed, &args.path, asked) {
         Ok(answered) => return answered.print(out),
         Err(unanswered) => unanswered,
