@@ -551,6 +551,73 @@ fn a_server_started_by_a_command_gives_way_to_its_executable_rebuilt() {
     assert!(server.stops().success());
 }
 
+/// `cast serve --status --all` lists the servers the commands started, whatever their trees,
+/// and `--stop --all` stops them; a server a person started is neither listed nor stopped.
+#[test]
+fn all_lists_and_stops_every_server_the_commands_started() {
+    let (one, two, mine) = (project(), project(), project());
+    let runtime = tempfile::tempdir().unwrap();
+    let spawn = |root: &Path, by_command: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cast-under-test"));
+        cmd.args(["serve", "--root"])
+            .arg(root)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if by_command {
+            cmd.args(["--idle-exit", "10m", "--started-by-command"]);
+        }
+        let server = Server(cmd.spawn().unwrap());
+        wait_for_socket(root);
+        server
+    };
+    let mut started = [spawn(one.path(), true), spawn(two.path(), true)];
+    let mut persons = spawn(mine.path(), false);
+    let serve_all = |what: &str| {
+        cast()
+            .args(["serve", what, "--all"])
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .output()
+            .unwrap()
+    };
+    let named = |root: &Path| {
+        format!(
+            "a server answers for {}:",
+            std::fs::canonicalize(root).unwrap().display()
+        )
+    };
+
+    let out = serve_all("--status");
+    assert_eq!(out.status.code(), Some(0));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(listed.contains(&named(one.path())), "{listed}");
+    assert!(listed.contains(&named(two.path())), "{listed}");
+    assert!(!listed.contains(&named(mine.path())), "{listed}");
+
+    let out = serve_all("--stop");
+    assert_eq!(out.status.code(), Some(0));
+    for server in &mut started {
+        assert!(server.stops().success());
+    }
+    assert!(
+        persons.0.try_wait().unwrap().is_none(),
+        "a person's server was stopped"
+    );
+    let out = serve_all("--status");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no server started by a command runs"),
+        "{out:?}"
+    );
+    // --all names no tree: given one as well, it is refused.
+    cast()
+        .args(["serve", "--status", "--all", "--root"])
+        .arg(one.path())
+        .assert()
+        .code(2);
+}
+
 /// At most 8 servers started by commands run for a user at once; a ninth says so and ends
 /// (its command answered on its own already). A server a person starts is not counted.
 #[test]

@@ -8,7 +8,7 @@ use cast_workspace::StateDir;
 
 use super::{
     Answered, Asked, LOCK, Reply, Request, STARTED_SERVERS, build, exe, slot_dir, slot_path,
-    socket_of,
+    slot_root_path, socket_of,
 };
 use crate::{Exit, Out};
 
@@ -136,8 +136,9 @@ impl Unanswered {
             // reading stderr is spared the line at every start.
             crate::output::warn(format!(
                 "started `cast serve` for {} in the background: it answers the next questions \
-                 sooner and stops after {STARTED_IDLE_EXIT} without one (`cast serve --status`, \
-                 `--stop`; CAST_NO_SERVER=1 starts none)",
+                 sooner and stops after {STARTED_IDLE_EXIT} without one (`cast serve --status \
+                 --all` lists such servers, `--stop --all` stops them; `--no-server` or \
+                 CAST_NO_SERVER=1 starts none)",
                 root.display()
             ));
         }
@@ -289,6 +290,85 @@ pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
         std::thread::sleep(Duration::from_millis(20));
     }
     crate::output::warn(format!("stopped the server of {}", root.display()));
+    Ok(Exit::Success)
+}
+
+/// The servers that commands started for this user: per held slot, the tree it names (`None`
+/// when it names none, as a server of a build before `--all` does not).
+#[cfg(unix)]
+fn started_servers() -> Vec<Option<PathBuf>> {
+    use std::os::unix::ffi::OsStringExt;
+    let Some(dir) = slot_dir() else {
+        return Vec::new();
+    };
+    (0..STARTED_SERVERS)
+        .filter(|&n| {
+            // Held by a server; a free slot's lock taken here is let go at once (the file is
+            // closed), and a starting server tries for longer than that.
+            std::fs::File::open(slot_path(&dir, n))
+                .is_ok_and(|slot| matches!(slot.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+        })
+        .map(|n| {
+            std::fs::read(slot_root_path(&dir, n))
+                .ok()
+                .filter(|bytes| !bytes.is_empty())
+                .map(|bytes| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+        })
+        .collect()
+}
+
+#[cfg(not(unix))]
+fn started_servers() -> Vec<Option<PathBuf>> {
+    Vec::new()
+}
+
+/// `cast serve --status --all`: a line on each server the commands started, or exit 1 when none
+/// runs.
+pub(super) fn status_all(out: &mut Out) -> anyhow::Result<Exit> {
+    let servers = started_servers();
+    if servers.is_empty() {
+        crate::output::warn("no server started by a command runs for this user");
+        return Ok(Exit::NothingOrRefused);
+    }
+    for root in servers {
+        let Some(root) = root else {
+            out.line("a server started by a command runs for a tree it does not name (a build of cast from before `--all`)")?;
+            continue;
+        };
+        // One server that cannot say its status (its tree deleted meanwhile) leaves the others
+        // listed.
+        if let Err(err) = status(&root, out) {
+            crate::output::warn(format!("{err:#}"));
+        }
+    }
+    Ok(Exit::Success)
+}
+
+/// `cast serve --stop --all`: stops every server the commands started (see [`stop`]); fails
+/// when one did not stop.
+pub(super) fn stop_all() -> anyhow::Result<Exit> {
+    let servers = started_servers();
+    if servers.is_empty() {
+        crate::output::warn("no server started by a command runs for this user");
+        return Ok(Exit::NothingOrRefused);
+    }
+    let mut failed = 0;
+    for root in servers {
+        let Some(root) = root else {
+            crate::output::warn(
+                "a server started by a command does not name its tree (a build of cast from before `--all`); stop it with `kill`",
+            );
+            failed += 1;
+            continue;
+        };
+        if let Err(err) = stop(&root) {
+            crate::output::warn(format!("{err:#}"));
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} server(s) started by commands did not stop");
+    }
     Ok(Exit::Success)
 }
 

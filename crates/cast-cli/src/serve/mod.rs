@@ -52,10 +52,12 @@ pub(crate) use client::ask_if;
 ///
 /// The commands neither ask nor start a server when CAST_NO_SERVER is set (likewise), and run on their own when none answers, the server is another build of cast (another
 /// version, or a binary rebuilt since it started), or it is busy: it answers 64 requests at
-/// once and declines more at once. `cast serve --status` says whether one runs for a tree.
+/// once and declines more at once. `cast serve --status` says whether one runs for a tree,
+/// `cast serve --status --all` lists those the commands started, and `--stop --all` stops them.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\"\n  cast serve --stop --root ~/src/project"
+    after_help = "Examples:\n  cast serve --root ~/src/project &\n  cast find \"parse an HTTP date\" --root ~/src/project\n  cast map ~/src/project --focus \"the pager leaks its temp file\"\n  cast serve --stop --root ~/src/project\n  cast serve --status --all",
+    group(clap::ArgGroup::new("ask").args(["stop", "status"]))
 )]
 pub struct Args {
     /// The root of the code base.
@@ -73,6 +75,11 @@ pub struct Args {
     /// (`cast find`, `cast map`) it answered and how long since the last; exits 1 when none runs.
     #[arg(long, conflicts_with_all = ["idle_exit", "stop"])]
     status: bool,
+    /// With --status or --stop: every server that `cast find` and `cast map` started for this
+    /// user, whatever its tree, instead of --root's (a server a person started is not among
+    /// them); --status exits 1 when none runs.
+    #[arg(long, requires = "ask", conflicts_with = "root")]
+    all: bool,
     /// Started by `cast find` or `cast map`, not by a person: gives way to a command of another
     /// build (stops after declining its question).
     #[arg(long, hide = true)]
@@ -110,6 +117,12 @@ fn slot_dir() -> Option<PathBuf> {
 
 fn slot_path(dir: &Path, n: usize) -> PathBuf {
     dir.join(format!("slot-{n}.lock"))
+}
+
+/// The file beside slot `n`'s lock that names the tree of the server holding it (for
+/// `--status --all` and `--stop --all`); a free slot's is stale and not read.
+fn slot_root_path(dir: &Path, n: usize) -> PathBuf {
+    dir.join(format!("slot-{n}.root"))
 }
 
 /// The socket's name in the tree's `.cast/`.
@@ -252,11 +265,12 @@ fn socket_of(root: &Path) -> PathBuf {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    if args.stop {
-        return client::stop(&args.root);
-    }
-    if args.status {
-        return client::status(&args.root, out);
+    match (args.stop, args.status, args.all) {
+        (true, _, true) => return client::stop_all(),
+        (_, true, true) => return client::status_all(out),
+        (true, _, false) => return client::stop(&args.root),
+        (_, true, false) => return client::status(&args.root, out),
+        _ => {}
     }
     server::serve(
         &args.root,

@@ -12,7 +12,7 @@ use cast_workspace::StateDir;
 
 use super::{
     Asked, LOCK, MAX_REQUEST, Reply, Request, STARTED_SERVERS, Status, build, exe, slot_dir,
-    slot_path, socket_of,
+    slot_path, slot_root_path, socket_of,
 };
 use crate::{Exit, Out};
 
@@ -99,7 +99,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     }
     // Servers that commands start are capped per user; one a person starts is theirs to count.
     let _slot = if options.started_by_command {
-        Some(take_slot()?)
+        Some(take_slot(&root)?)
     } else {
         None
     };
@@ -247,9 +247,11 @@ fn try_lock_a_while(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
 }
 
 /// Takes one of the user's [`STARTED_SERVERS`] slots ([`slot_dir`]), held (locked) until the
-/// server ends. Without a folder for them there is no count.
+/// server ends, and names `root` beside it ([`slot_root_path`]). Without a folder for them
+/// there is no count.
 #[cfg(unix)]
-fn take_slot() -> anyhow::Result<Option<std::fs::File>> {
+fn take_slot(root: &Path) -> anyhow::Result<Option<std::fs::File>> {
+    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::DirBuilderExt;
     let Some(dir) = slot_dir() else {
         return Ok(None);
@@ -272,6 +274,8 @@ fn take_slot() -> anyhow::Result<Option<std::fs::File>> {
         if let Ok(slot) = slot
             && try_lock_a_while(&slot).is_ok()
         {
+            // Only for listing: a slot whose tree cannot be written down still counts.
+            let _ = std::fs::write(slot_root_path(&dir, n), root.as_os_str().as_bytes());
             return Ok(Some(slot));
         }
     }
