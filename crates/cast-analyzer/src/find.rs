@@ -411,6 +411,12 @@ const TEST_WORDS: &[&str] = &[
 const ERROR_WORDS: &[&str] = &[
     "error",
     "errors",
+    "err",
+    "panic",
+    "panics",
+    "catch",
+    "except",
+    "warn",
     "exception",
     "exceptions",
     "raise",
@@ -429,11 +435,14 @@ const ERROR_WORDS: &[&str] = &[
     "failures",
 ];
 
-/// Whether a symbol's name is that of an error type by the usual conventions: a capitalised
-/// name ending in `Error`, `Exception` or `Warning` (Python's PEP 8, Java's and JavaScript's
-/// `…Exception` and `…Error` classes, Rust's `Error` types).
-fn names_an_error_type(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_uppercase())
+/// Whether a symbol is an error type by the usual conventions: a type (class, struct, enum,
+/// trait, interface, impl block or type alias; not a Go or Java function such as `LogError` or
+/// Go's `Error()` method) whose name is capitalised and ends in `Error`, `Exception` or
+/// `Warning` (Python's PEP 8, Java's and JavaScript's `…Exception` and `…Error` classes, Rust's
+/// `Error` types).
+fn is_error_type(kind: SymbolKind, name: &str) -> bool {
+    (kind.is_type() || kind == SymbolKind::Type)
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
         && ["Error", "Exception", "Warning"]
             .iter()
             .any(|suffix| name.ends_with(suffix))
@@ -702,13 +711,16 @@ impl Priors {
     /// The factor of a symbol: its file's, a little less for a private name, and a test's when
     /// it sits in a `tests` scope (Rust's `mod tests`) or carries a test's decorator (`#[test]`)
     /// in a file that is not a test already.
-    fn of_symbol(&self, path: &str, qualname: &str, decorators: Option<&str>) -> f64 {
+    fn of_symbol(&self, path: &str, named: &rows::SymbolNaming) -> f64 {
+        let (qualname, decorators) = (named.qualname.as_str(), named.decorators.as_deref());
         let mut f = self.of_path(path);
         let short = qualname.rsplit('.').next().unwrap_or("");
         if short.starts_with('_') && !short.starts_with("__") {
             f *= 0.95;
         }
-        if !self.errors_ok && names_an_error_type(short) {
+        // Rust's qualified names use `::`.
+        let last = qualname.rsplit(['.', ':']).next().unwrap_or("");
+        if !self.errors_ok && is_error_type(named.kind, last) {
             f *= ERROR_TYPE_FACTOR;
         }
         if !is_test(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
@@ -1476,11 +1488,7 @@ impl Index {
                 }
             };
             // Read in the same snapshot as the evidence, so it is there.
-            let Some(rows::SymbolNaming {
-                qualname,
-                decorators,
-            }) = rows::symbol_naming(&self.conn, id).map_err(&err)?
-            else {
+            let Some(named) = rows::symbol_naming(&self.conn, id).map_err(&err)? else {
                 continue;
             };
             let mut s = Scores {
@@ -1493,7 +1501,7 @@ impl Index {
                 history: 0.0,
                 churn: 0.0,
                 cover: 0.0,
-                factor: priors.of_symbol(&path, &qualname, decorators.as_deref()),
+                factor: priors.of_symbol(&path, &named),
                 total: 0.0,
             };
             s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
@@ -1567,36 +1575,48 @@ mod tests {
     }
 
     #[test]
-    fn error_types_are_known_by_their_names() {
-        for name in [
-            "BadOptionError",
-            "Error",
-            "HTTPException",
-            "DeprecationWarning",
+    fn error_types_are_known_by_their_kind_and_names() {
+        use SymbolKind::{Class, Enum, Function, Method, Struct};
+        for (kind, name) in [
+            (Class, "BadOptionError"),
+            (Enum, "Error"),
+            (Class, "HTTPException"),
+            (Class, "DeprecationWarning"),
+            (Struct, "ParseError"),
         ] {
-            assert!(names_an_error_type(name), "{name}");
+            assert!(is_error_type(kind, name), "{kind:?} {name}");
         }
-        for name in [
-            "raise_error",
-            "error",
-            "on_exception",
-            "ErrorHandler",
-            "Errors",
-            "_Error",
+        for (kind, name) in [
+            (Function, "raise_error"),
+            (Class, "ErrorHandler"),
+            (Class, "Errors"),
+            (Class, "_Error"),
+            // Go's exported functions and every error type's `Error()` method are capitalised.
+            (Function, "LogError"),
+            (Method, "Error"),
         ] {
-            assert!(!names_an_error_type(name), "{name}");
+            assert!(!is_error_type(kind, name), "{kind:?} {name}");
         }
-        let factor = |query: &str, name: &str| Priors::new(query).of_symbol("opts.py", name, None);
+        let named = |kind, qualname: &str| rows::SymbolNaming {
+            kind,
+            qualname: qualname.to_owned(),
+            decorators: None,
+        };
+        let factor =
+            |query: &str, n: &rows::SymbolNaming| Priors::new(query).of_symbol("opts.py", n);
+        let error = named(Class, "BadOptionError");
+        assert_eq!(factor("parse the options", &error), ERROR_TYPE_FACTOR);
         assert_eq!(
-            factor("parse the options", "BadOptionError"),
-            ERROR_TYPE_FACTOR
-        );
-        assert_eq!(factor("parse the options", "OptionParser"), 1.0);
-        assert_eq!(factor("the error of a bad option", "BadOptionError"), 1.0);
-        assert_eq!(
-            factor("what is raised for a bad option", "BadOptionError"),
+            factor("parse the options", &named(Class, "OptionParser")),
             1.0
         );
+        assert_eq!(factor("the error of a bad option", &error), 1.0);
+        assert_eq!(factor("what is raised for a bad option", &error), 1.0);
+        // Nested and Rust-qualified names are judged by their last part.
+        let nested = named(Class, "Parser.OptionError");
+        assert_eq!(factor("parse the options", &nested), ERROR_TYPE_FACTOR);
+        let rust = named(Enum, "config::Error");
+        assert_eq!(factor("read the config", &rust), ERROR_TYPE_FACTOR);
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub(crate) struct SymbolRow {
 /// decorators as stored, one per line (`#[test]`).
 #[derive(Debug, Clone)]
 pub(crate) struct SymbolNaming {
+    pub(crate) kind: SymbolKind,
     pub(crate) qualname: String,
     pub(crate) decorators: Option<String>,
 }
@@ -168,11 +169,12 @@ pub(crate) fn symbol_row(conn: &Connection, id: i64) -> rusqlite::Result<Option<
 
 /// Symbol `id`'s qualified name and decorators.
 pub(crate) fn symbol_naming(conn: &Connection, id: i64) -> rusqlite::Result<Option<SymbolNaming>> {
-    conn.prepare_cached("SELECT qualname, decorators FROM symbols WHERE id = ?1")?
+    conn.prepare_cached("SELECT kind, qualname, decorators FROM symbols WHERE id = ?1")?
         .query_row([id], |r| {
             Ok(SymbolNaming {
-                qualname: r.get(0)?,
-                decorators: r.get(1)?,
+                kind: crate::index::kind_of(r.get(0)?),
+                qualname: r.get(1)?,
+                decorators: r.get(2)?,
             })
         })
         .optional()
