@@ -573,6 +573,17 @@ fn all_lists_and_stops_every_server_the_commands_started() {
     };
     let mut started = [spawn(one.path(), true), spawn(two.path(), true)];
     let mut persons = spawn(mine.path(), false);
+    // A slot held by a server that names another's tree (left by one that was killed, the
+    // slot taken since by a build that names none): neither trusted nor acted on.
+    let slots = runtime.path().join("cast/servers");
+    let stale = std::fs::File::create(slots.join("slot-7.lock")).unwrap();
+    stale.try_lock().unwrap();
+    let mine_named = std::fs::canonicalize(mine.path()).unwrap();
+    std::fs::write(
+        slots.join("slot-7.root"),
+        format!("{}\n{}", std::process::id(), mine_named.display()),
+    )
+    .unwrap();
     let serve_all = |what: &str| {
         cast()
             .args(["serve", what, "--all"])
@@ -590,13 +601,20 @@ fn all_lists_and_stops_every_server_the_commands_started() {
     let out = serve_all("--status");
     assert_eq!(out.status.code(), Some(0));
     let listed = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert_eq!(listed.lines().count(), 3, "{listed}");
     assert!(listed.contains(&named(one.path())), "{listed}");
     assert!(listed.contains(&named(two.path())), "{listed}");
     assert!(!listed.contains(&named(mine.path())), "{listed}");
+    assert!(listed.contains("cannot be asked"), "{listed}");
 
+    // The two are stopped; the one that cannot be told is reported, and the stop fails.
     let out = serve_all("--stop");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("1 server(s) started by commands were not stopped"),
+        "{out:?}"
+    );
     for server in &mut started {
         assert!(server.stops().success());
     }
@@ -604,6 +622,14 @@ fn all_lists_and_stops_every_server_the_commands_started() {
         persons.0.try_wait().unwrap().is_none(),
         "a person's server was stopped"
     );
+    // A server that ended no longer names itself beside its slot.
+    let named_slots: Vec<_> = std::fs::read_dir(&slots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".root"))
+        .collect();
+    assert_eq!(named_slots, ["slot-7.root"]);
+    drop(stale);
     let out = serve_all("--status");
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime};
 use cast_workspace::StateDir;
 
 use super::{
-    Answered, Asked, LOCK, Reply, Request, STARTED_SERVERS, build, exe, slot_dir, slot_path,
-    slot_root_path, socket_of,
+    Answered, Asked, LOCK, Reply, Request, STARTED_SERVERS, Status, build, exe, slot_dir,
+    slot_path, slot_root_path, socket_of,
 };
 use crate::{Exit, Out};
 
@@ -293,10 +293,18 @@ pub(super) fn stop(root: &Path) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// The servers that commands started for this user: per held slot, the tree it names (`None`
-/// when it names none, as a server of a build before `--all` does not).
+/// A server that a command started, as its slot names it: its process id and tree (`None`
+/// when the slot names none, as a server of a build from before `--all` does not).
+struct Started {
+    pid: Option<u32>,
+    root: Option<PathBuf>,
+}
+
+/// The servers that commands started for this user: one per held slot (see [`slot_dir`]; in
+/// this environment's runtime or cache folder, so a server started where it differs, from an
+/// editor or a cron job, is not among them).
 #[cfg(unix)]
-fn started_servers() -> Vec<Option<PathBuf>> {
+fn started_servers() -> Vec<Started> {
     use std::os::unix::ffi::OsStringExt;
     let Some(dir) = slot_dir() else {
         return Vec::new();
@@ -309,20 +317,62 @@ fn started_servers() -> Vec<Option<PathBuf>> {
                 .is_ok_and(|slot| matches!(slot.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
         })
         .map(|n| {
-            std::fs::read(slot_root_path(&dir, n))
-                .ok()
-                .filter(|bytes| !bytes.is_empty())
-                .map(|bytes| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+            let text = std::fs::read(slot_root_path(&dir, n)).unwrap_or_default();
+            let (pid, root) = match text.iter().position(|&b| b == b'\n') {
+                Some(at) => (&text[..at], &text[at + 1..]),
+                None => (&text[..0], &text[..0]),
+            };
+            Started {
+                pid: std::str::from_utf8(pid).ok().and_then(|p| p.parse().ok()),
+                root: (!root.is_empty())
+                    .then(|| PathBuf::from(std::ffi::OsString::from_vec(root.to_vec()))),
+            }
         })
         .collect()
 }
 
 #[cfg(not(unix))]
-fn started_servers() -> Vec<Option<PathBuf>> {
+fn started_servers() -> Vec<Started> {
     Vec::new()
 }
 
-/// `cast serve --status --all`: a line on each server the commands started, or exit 1 when none
+/// What the server named by a slot says of itself, when it is that server: a slot left named
+/// by a server that ended (killed) and taken since by a build that names none points at
+/// another tree, whose server, if any, is not the one holding the slot.
+enum Checked {
+    Answers(PathBuf, Status),
+    /// Holds its tree's lock but does not listen yet (checking the index).
+    Starting(PathBuf),
+    /// The slot's server cannot be told: it names no tree, or the tree's server is another.
+    Unknown(Option<u32>),
+}
+
+fn check(started: Started) -> Checked {
+    let (Some(pid), Some(root)) = (started.pid, started.root) else {
+        return Checked::Unknown(started.pid);
+    };
+    match ask_server(&root, Asked::Status, false) {
+        Ok(Found::Reply(Reply::Status(status)))
+            if status.pid == pid && status.started_by_command =>
+        {
+            Checked::Answers(root, status)
+        }
+        Ok(Found::Starting) => Checked::Starting(root),
+        _ => Checked::Unknown(Some(pid)),
+    }
+}
+
+/// What to say of a slot's server that cannot be told.
+fn unknown_server(pid: Option<u32>) -> String {
+    let pid = pid.map_or_else(|| "its process".to_owned(), |pid| format!("pid {pid}"));
+    format!(
+        "a server started by a command runs but cannot be asked ({pid}; a build of cast from \
+         before `--all`, or its tree moved or removed): `pgrep -af 'cast serve'` lists such \
+         servers, `kill` stops one"
+    )
+}
+
+/// `cast serve --status --all`: a line on each server the commands started; exit 1 when none
 /// runs.
 pub(super) fn status_all(out: &mut Out) -> anyhow::Result<Exit> {
     let servers = started_servers();
@@ -330,22 +380,18 @@ pub(super) fn status_all(out: &mut Out) -> anyhow::Result<Exit> {
         crate::output::warn("no server started by a command runs for this user");
         return Ok(Exit::NothingOrRefused);
     }
-    for root in servers {
-        let Some(root) = root else {
-            out.line("a server started by a command runs for a tree it does not name (a build of cast from before `--all`)")?;
-            continue;
-        };
-        // One server that cannot say its status (its tree deleted meanwhile) leaves the others
-        // listed.
-        if let Err(err) = status(&root, out) {
-            crate::output::warn(format!("{err:#}"));
+    for started in servers {
+        match check(started) {
+            Checked::Answers(root, status) => out.line(&status_line(&root, &status))?,
+            Checked::Starting(root) => out.line(&starting_line(&root))?,
+            Checked::Unknown(pid) => out.line(&unknown_server(pid))?,
         }
     }
     Ok(Exit::Success)
 }
 
 /// `cast serve --stop --all`: stops every server the commands started (see [`stop`]); fails
-/// when one did not stop.
+/// when one could not be stopped.
 pub(super) fn stop_all() -> anyhow::Result<Exit> {
     let servers = started_servers();
     if servers.is_empty() {
@@ -353,23 +399,59 @@ pub(super) fn stop_all() -> anyhow::Result<Exit> {
         return Ok(Exit::NothingOrRefused);
     }
     let mut failed = 0;
-    for root in servers {
-        let Some(root) = root else {
-            crate::output::warn(
-                "a server started by a command does not name its tree (a build of cast from before `--all`); stop it with `kill`",
-            );
-            failed += 1;
-            continue;
+    for started in servers {
+        let root = match check(started) {
+            Checked::Answers(root, _) | Checked::Starting(root) => root,
+            Checked::Unknown(pid) => {
+                crate::output::warn(unknown_server(pid));
+                failed += 1;
+                continue;
+            }
         };
-        if let Err(err) = stop(&root) {
-            crate::output::warn(format!("{err:#}"));
-            failed += 1;
+        match stop(&root) {
+            // Stopped, or it ended meanwhile.
+            Ok(_) => {}
+            Err(err) => {
+                crate::output::warn(format!("{err:#}"));
+                failed += 1;
+            }
         }
     }
     if failed > 0 {
-        anyhow::bail!("{failed} server(s) started by commands did not stop");
+        anyhow::bail!("{failed} server(s) started by commands were not stopped");
     }
     Ok(Exit::Success)
+}
+
+fn starting_line(root: &Path) -> String {
+    format!(
+        "a server is starting for {} (checking the index; it answers once that is done)",
+        root.display()
+    )
+}
+
+fn status_line(root: &Path, status: &Status) -> String {
+    let who = if status.started_by_command {
+        "started by a command"
+    } else {
+        "started by a person"
+    };
+    let stops = match status.idle_exit_secs {
+        Some(secs) => format!(
+            "stops after {} without a question",
+            humantime::format_duration(seconds(secs))
+        ),
+        None => "runs until stopped".to_owned(),
+    };
+    format!(
+        "a server answers for {}: pid {}, {who}, {} question{} answered, idle {}, {stops} (build {})",
+        root.display(),
+        status.pid,
+        status.answered,
+        if status.answered == 1 { "" } else { "s" },
+        humantime::format_duration(seconds(status.idle_secs)),
+        status.version
+    )
 }
 
 /// `cast serve --status`: one line on the server of `root`, or exit 1 when none runs.
@@ -377,34 +459,11 @@ pub(super) fn status(root: &Path, out: &mut Out) -> anyhow::Result<Exit> {
     let root = resolved(root)?;
     match ask_server(&root, Asked::Status, false)? {
         Found::Starting => {
-            out.line(&format!(
-                "a server is starting for {} (checking the index; it answers once that is done)",
-                root.display()
-            ))?;
+            out.line(&starting_line(&root))?;
             Ok(Exit::Success)
         }
         Found::Reply(Reply::Status(status)) => {
-            let who = if status.started_by_command {
-                "started by a command"
-            } else {
-                "started by a person"
-            };
-            let stops = match status.idle_exit_secs {
-                Some(secs) => format!(
-                    "stops after {} without a question",
-                    humantime::format_duration(seconds(secs))
-                ),
-                None => "runs until stopped".to_owned(),
-            };
-            out.line(&format!(
-                "a server answers for {}: pid {}, {who}, {} question{} answered, idle {}, {stops} (build {})",
-                root.display(),
-                status.pid,
-                status.answered,
-                if status.answered == 1 { "" } else { "s" },
-                humantime::format_duration(seconds(status.idle_secs)),
-                status.version
-            ))?;
+            out.line(&status_line(&root, &status))?;
             Ok(Exit::Success)
         }
         Found::Reply(_) => anyhow::bail!(

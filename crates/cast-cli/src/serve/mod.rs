@@ -50,7 +50,8 @@ pub(crate) use client::ask_if;
 /// next question starts a new one). At most 8 such servers run for a user at once (a ninth does
 /// not start); none is started when CI is set (to anything but empty, `0` or `false`).
 ///
-/// The commands neither ask nor start a server when CAST_NO_SERVER is set (likewise), and run on their own when none answers, the server is another build of cast (another
+/// The commands neither ask nor start a server when CAST_NO_SERVER is set (likewise) or with
+/// their --no-server, and run on their own when none answers, the server is another build of cast (another
 /// version, or a binary rebuilt since it started), or it is busy: it answers 64 requests at
 /// once and declines more at once. `cast serve --status` says whether one runs for a tree,
 /// `cast serve --status --all` lists those the commands started, and `--stop --all` stops them.
@@ -77,7 +78,8 @@ pub struct Args {
     status: bool,
     /// With --status or --stop: every server that `cast find` and `cast map` started for this
     /// user, whatever its tree, instead of --root's (a server a person started is not among
-    /// them); --status exits 1 when none runs.
+    /// them, nor one started where the runtime folder differs, as from an editor or cron);
+    /// --status exits 1 when none runs, --stop fails when one cannot be asked to stop.
     #[arg(long, requires = "ask", conflicts_with = "root")]
     all: bool,
     /// Started by `cast find` or `cast map`, not by a person: gives way to a command of another

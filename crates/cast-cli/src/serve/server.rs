@@ -1,7 +1,7 @@
 //! The server's side: one per tree, a loop that hands each request to a thread, and when it stops.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -246,11 +246,24 @@ fn try_lock_a_while(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
     }
 }
 
-/// Takes one of the user's [`STARTED_SERVERS`] slots ([`slot_dir`]), held (locked) until the
-/// server ends, and names `root` beside it ([`slot_root_path`]). Without a folder for them
+/// One of the user's [`STARTED_SERVERS`] slots, held (locked) while the server runs; the file
+/// naming the server beside it is removed when the server ends.
+struct Slot {
+    _lock: std::fs::File,
+    named: PathBuf,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.named);
+    }
+}
+
+/// Takes one of the user's [`STARTED_SERVERS`] slots ([`slot_dir`]), and names this server
+/// beside it ([`slot_root_path`]: its process id, then `root`). Without a folder for them
 /// there is no count.
 #[cfg(unix)]
-fn take_slot(root: &Path) -> anyhow::Result<Option<std::fs::File>> {
+fn take_slot(root: &Path) -> anyhow::Result<Option<Slot>> {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::DirBuilderExt;
     let Some(dir) = slot_dir() else {
@@ -274,14 +287,23 @@ fn take_slot(root: &Path) -> anyhow::Result<Option<std::fs::File>> {
         if let Ok(slot) = slot
             && try_lock_a_while(&slot).is_ok()
         {
-            // Only for listing: a slot whose tree cannot be written down still counts.
-            let _ = std::fs::write(slot_root_path(&dir, n), root.as_os_str().as_bytes());
-            return Ok(Some(slot));
+            // Only for `--status --all` and `--stop --all`, which check the process id against
+            // the server's own before they trust it; a slot whose server cannot be written down
+            // still counts. Written aside and renamed, so a listing never reads half of it.
+            let named = slot_root_path(&dir, n);
+            let mut text = format!("{}\n", std::process::id()).into_bytes();
+            text.extend_from_slice(root.as_os_str().as_bytes());
+            let aside = dir.join(format!("slot-{n}.root.{}", std::process::id()));
+            if std::fs::write(&aside, text).is_err() || std::fs::rename(&aside, &named).is_err() {
+                let _ = std::fs::remove_file(&aside);
+            }
+            return Ok(Some(Slot { _lock: slot, named }));
         }
     }
     anyhow::bail!(
         "{STARTED_SERVERS} servers started by commands already run for this user (slots in {}); \
-         the commands answer on their own meanwhile (`cast serve --status --root PATH`, `--stop`)",
+         the commands answer on their own meanwhile (`cast serve --status --all` lists them, \
+         `--stop --all` stops them)",
         dir.display()
     )
 }
