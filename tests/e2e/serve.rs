@@ -457,6 +457,42 @@ fn no_server_answers_alone_and_starts_none_however_often_asked() {
     assert!(!state.join("serve.sock").exists());
 }
 
+/// A request names its tree in JSON (UTF-8 only): a tree whose path is not UTF-8 gets no
+/// server, its commands answer on their own, and `cast serve` says why.
+#[test]
+fn a_tree_whose_path_is_not_utf8_is_answered_alone_and_never_served() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(std::ffi::OsStr::from_bytes(b"tree-\xff"));
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.py"), "def alpha():\n    return 1\n").unwrap();
+    for _ in 0..2 {
+        cast()
+            .args(["find", "alpha", "--root"])
+            .arg(&root)
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .env_remove("CI")
+            .env_remove("CAST_NO_SERVER")
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("a.alpha"));
+    }
+    assert!(!root.join(".cast/serve.asked").exists());
+    assert!(!root.join(".cast/serve.log").exists());
+    for args in [
+        &["serve", "--status", "--root"][..],
+        &["serve", "--root"][..],
+    ] {
+        cast()
+            .args(args)
+            .arg(&root)
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("not UTF-8 has no server"));
+    }
+}
+
 /// Whether a server (running or starting) holds the tree's lock.
 fn lock_is_held(root: &Path) -> bool {
     let lock = std::fs::File::open(root.join(".cast/serve.lock")).unwrap();

@@ -62,6 +62,8 @@ fn ask(root: &Path, asked: Asked) -> Result<Answered, Unanswered> {
         return Err(Unanswered::NotAsked);
     }
     let root = std::fs::canonicalize(root).map_err(|_| Unanswered::NotAsked)?;
+    // Neither asked nor started: its server could not be asked (see `servable`).
+    super::servable(&root).map_err(|_| Unanswered::NotAsked)?;
     let socket = socket_of(&root);
     let request = request(root, asked);
     let reply = exchange(&socket, &request).map_err(|failed| match failed {
@@ -252,7 +254,10 @@ fn seconds(secs: f64) -> Duration {
 }
 
 fn resolved(root: &Path) -> anyhow::Result<PathBuf> {
-    std::fs::canonicalize(root).map_err(|_| anyhow::anyhow!("{}: no such folder", root.display()))
+    let root = std::fs::canonicalize(root)
+        .map_err(|_| anyhow::anyhow!("{}: no such folder", root.display()))?;
+    super::servable(&root)?;
+    Ok(root)
 }
 
 /// `cast serve --stop`: asks the server of `root` to stop and waits until it has. The time of

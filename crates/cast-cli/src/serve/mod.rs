@@ -127,6 +127,19 @@ fn slot_root_path(dir: &Path, n: usize) -> PathBuf {
     dir.join(format!("slot-{n}.root"))
 }
 
+/// Refuses a tree whose path is not UTF-8: a request names its tree in JSON, which holds only
+/// UTF-8, so no command could ever ask its server.
+fn servable(root: &Path) -> anyhow::Result<()> {
+    if root.to_str().is_none() {
+        anyhow::bail!(
+            "{}: a tree whose path is not UTF-8 has no server (a request names its tree in \
+             JSON); `cast find` and `cast map` answer on their own there",
+            root.display()
+        );
+    }
+    Ok(())
+}
+
 /// The socket's name in the tree's `.cast/`.
 const SOCKET: &str = "serve.sock";
 

@@ -55,6 +55,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     }
     let root = std::fs::canonicalize(root)
         .with_context(|| format!("cannot serve {}: no such folder", root.display()))?;
+    super::servable(&root)?;
     let state = StateDir::of(&root);
     state.ensure()?;
     let socket = socket_of(&root);
