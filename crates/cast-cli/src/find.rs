@@ -64,10 +64,8 @@ pub struct Args {
     within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
-    /// Answer here: neither ask a `cast serve` of the tree nor start one (as CAST_NO_SERVER=1
-    /// does for every command).
-    #[arg(long)]
-    no_server: bool,
+    #[command(flatten)]
+    server: crate::serve::ServerArgs,
     /// One JSON object per hit, with each score.
     #[arg(long)]
     json: bool,
@@ -85,7 +83,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         json: args.json,
         within,
     };
-    let allowed = args.index.db.is_none() && !args.no_server;
+    let allowed = args.index.db.is_none() && args.server.allowed();
     let unanswered = match crate::serve::ask_if(allowed, &args.root, asked) {
         Ok(answered) => return answered.print(out),
         Err(unanswered) => unanswered,

@@ -54,10 +54,8 @@ pub struct Args {
     within: Vec<String>,
     #[command(flatten)]
     index: crate::index::IndexArgs,
-    /// Answer here: neither ask a `cast serve` of the tree nor start one (as CAST_NO_SERVER=1
-    /// does for every command).
-    #[arg(long)]
-    no_server: bool,
+    #[command(flatten)]
+    server: crate::serve::ServerArgs,
     /// One JSON object per file, then a summary.
     #[arg(long)]
     json: bool,
@@ -99,7 +97,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         json: args.json,
         within,
     };
-    let allowed = trace.is_none() && args.index.db.is_none() && !args.no_server;
+    let allowed = trace.is_none() && args.index.db.is_none() && args.server.allowed();
     let unanswered = match crate::serve::ask_if(allowed, &args.path, asked) {
         Ok(answered) => return answered.print(out),
         Err(unanswered) => unanswered,

@@ -208,7 +208,13 @@ fn slot_free() -> bool {
 
 /// Whether a server holds the tree's lock (one runs or is starting).
 fn lock_held(state: &StateDir) -> bool {
-    std::fs::File::open(state.join(LOCK))
+    held(&state.join(LOCK))
+}
+
+/// Whether a process holds the lock file at `path`. flock has no test: a free lock is taken
+/// here and let go at once (the file is closed), and a server tries its locks for longer.
+fn held(path: &Path) -> bool {
+    std::fs::File::open(path)
         .is_ok_and(|lock| matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
 }
 
@@ -315,12 +321,7 @@ fn started_servers() -> Vec<Started> {
         return Vec::new();
     };
     (0..STARTED_SERVERS)
-        .filter(|&n| {
-            // Held by a server; a free slot's lock taken here is let go at once (the file is
-            // closed), and a starting server tries for longer than that.
-            std::fs::File::open(slot_path(&dir, n))
-                .is_ok_and(|slot| matches!(slot.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
-        })
+        .filter(|&n| held(&slot_path(&dir, n)))
         .map(|n| {
             let text = std::fs::read(slot_root_path(&dir, n)).unwrap_or_default();
             let (pid, root) = match text.iter().position(|&b| b == b'\n') {

@@ -88,6 +88,22 @@ pub struct Args {
     started_by_command: bool,
 }
 
+/// Whether `cast find` and `cast map` may ask a `cast serve` of their tree, and start one.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    /// Answer here: neither ask a `cast serve` of the tree nor start one (as CAST_NO_SERVER=1
+    /// does for every command).
+    #[arg(long)]
+    no_server: bool,
+}
+
+impl ServerArgs {
+    /// Whether the command may ask (and start) a server.
+    pub(crate) fn allowed(&self) -> bool {
+        !self.no_server
+    }
+}
+
 /// `--idle-exit`: a humantime duration, more than zero (a server idle for zero would stop
 /// before its first question).
 fn idle_duration(text: &str) -> Result<Duration, String> {
