@@ -866,7 +866,7 @@ impl Index {
         // gets the same file and symbol ids, whichever parse finishes first.
         let threads = rayon::current_num_threads();
         let mut done = 0;
-        let write_result: Result<()> = crate::ordered::for_each_in_order(
+        let write_result: Result<()> = cast_workspace::ordered::for_each_in_order(
             &to_read,
             threads,
             PARSE_WINDOW,

@@ -47,7 +47,6 @@ mod listing;
 mod map;
 mod memo;
 mod modpath;
-mod ordered;
 pub mod rank;
 pub mod resolve;
 mod show;

@@ -39,6 +39,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod live;
+pub mod ordered;
 mod scope;
 mod stat;
 mod state;

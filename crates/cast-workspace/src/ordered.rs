@@ -1,11 +1,22 @@
-//! Work on every core, results in order: how a build parses files in parallel yet writes them
-//! in the order of their paths.
+//! Work on every core, results in order: parse files in parallel, yet hand each result on in
+//! the order of the paths, holding no more than a window of results.
 //!
-//! The writer takes each file's result in the listing's order, so a new index numbers files and
-//! symbols by path whatever thread finished first. Before, rows were written as parses
-//! finished: two cold builds of one tree numbered them differently, and the numbering breaks
-//! ties in search (which files are candidates, which seed the graph), so the same query on the
-//! same tree could rank a file sixth after one build and eighth after another.
+//! The index writer takes each file's result in the listing's order, so a new index numbers
+//! files and symbols by path whatever thread finished first (two cold builds of one tree would
+//! otherwise number them differently, and the numbering breaks ties in search); `cast symbols`
+//! prints in path order the same way. The window bounds memory: one slow item never makes the
+//! others pile up.
+//!
+//! ```
+//! let items = [3, 1, 2];
+//! let mut seen = Vec::new();
+//! cast_workspace::ordered::for_each_in_order(&items, 2, 4, |n| n * 10, |i, r| {
+//!     seen.push((i, r));
+//!     Ok::<(), ()>(())
+//! })
+//! .unwrap();
+//! assert_eq!(seen, [(0, 30), (1, 10), (2, 20)]);
+//! ```
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -15,7 +26,7 @@ use std::sync::{Condvar, Mutex, mpsc};
 /// calling thread in the items' order. A thread takes an item only while fewer than `window`
 /// results are ahead of the one `each` waits for, so one slow item never makes the others pile
 /// up in memory. The first error of `each` stops the work and is returned.
-pub(crate) fn for_each_in_order<T, R, E>(
+pub fn for_each_in_order<T, R, E>(
     items: &[T],
     threads: usize,
     window: usize,
