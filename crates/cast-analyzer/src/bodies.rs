@@ -24,10 +24,10 @@ use cast_parser::SourceText;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::index::Index;
-use crate::store::rows::{self, StoredSymbol};
-use crate::store::{self, TermTable};
-use crate::text;
+use crate::Result;
+use crate::reader::Reader;
+use cast_index::rows::StoredSymbol;
+use cast_index::{TermTable, text};
 
 /// Files larger than this give their symbols without bodies (reading and cutting a
 /// multi-megabyte generated file would cost more than the rest of the query).
@@ -214,7 +214,7 @@ fn bm25f(
     out
 }
 
-impl Index {
+impl Reader<'_> {
     /// BM25F of every symbol of `files` against `terms`, with the weights given in the
     /// columns' order (name, context, signature, docstring, body); at most `limit`, best first,
     /// each as `(symbol id, file id, score)`.
@@ -224,7 +224,7 @@ impl Index {
         terms: &[String],
         weights: [f64; COLUMNS],
         limit: usize,
-    ) -> rusqlite::Result<Vec<(i64, i64, f64)>> {
+    ) -> Result<Vec<(i64, i64, f64)>> {
         let query = Query::new(terms, weights);
         let rows = self.count_candidates(files, &query)?;
         // The IDF is the geometric mean of the candidates' own (as an FTS5 table of them would
@@ -233,7 +233,7 @@ impl Index {
         // the 40 stdlib queries: the candidates' alone 31/40 in the top 5 (25 with
         // site-packages); the symbol table's alone 32 (24); their mean 33 (24); this 33 (25).
         // The file table's IDF ranked worse (hit@1 17 of 40 instead of 19).
-        let (stored, symbols) = store::doc_freqs(&self.conn, TermTable::Symbols, terms)?;
+        let (stored, symbols) = self.snap.doc_freqs(TermTable::Symbols, terms)?;
         let idf = |d: f64, n: f64| ((n - d + 0.5) / (d + 0.5)).ln().max(1e-6);
         let mut scored = bm25f(&rows, query.terms(), |k, held, n| {
             let local = idf(held as f64, n as f64);
@@ -257,25 +257,25 @@ impl Index {
     /// on this thread (one connection); when the query has every core to itself (a kept index,
     /// [`Index::answer_many`], or one query with no check beside it), the files are read and
     /// cut on all cores (the cutting is most of the work).
-    fn count_candidates(&self, files: &[i64], query: &Query) -> rusqlite::Result<Vec<Counted>> {
+    fn count_candidates(&self, files: &[i64], query: &Query) -> Result<Vec<Counted>> {
         let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
         for &file in files {
             // A file gone from the table since the candidates were picked gives nothing.
-            let Some((path, size)) = rows::file_path_and_size(&self.conn, file)? else {
+            let Some((path, size)) = self.snap.file_path_and_size(file)? else {
                 continue;
             };
-            let symbols = rows::stored_symbols(&self.conn, file)?;
+            let symbols = self.snap.stored_symbols(file)?;
             if !symbols.is_empty() {
                 stored.push((file, path, size, symbols));
             }
         }
-        let root = self.root.as_path();
+        let root = self.snap.root();
         let count = |(file, path, size, symbols): &(i64, String, i64, Vec<StoredSymbol>)| {
             count_file(root, *file, path, *size, symbols, query)
         };
         // A one-query process runs the check on its second core: there, tasks on both cores
         // only made the query wait (measured 5 ms slower).
-        let counted: Vec<Vec<Counted>> = if self.all_cores {
+        let counted: Vec<Vec<Counted>> = if self.snap.all_cores() {
             stored.par_iter().map(count).collect()
         } else {
             stored.iter().map(count).collect()

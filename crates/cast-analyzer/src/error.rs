@@ -1,30 +1,17 @@
 use std::path::PathBuf;
 
-/// Why an index operation failed. Each message says what to do about it.
+/// Why a query (search, map, show, skeleton) failed. Each message says what to do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzerError {
-    #[error("{path}: no such folder; give the root of a code base to index")]
-    RootNotFound { path: PathBuf },
-    #[error("cannot create the index folder {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Building, refreshing or reading the index failed.
+    #[error(transparent)]
+    Index(#[from] cast_index::IndexError),
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("index database {path}: {source}; if this persists, delete the file and it is rebuilt")]
-    Db {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
-    #[error("no index at {db}; build it with `cast index {root}`")]
-    NoIndex { db: PathBuf, root: PathBuf },
     #[error(
         "{path} is not in the index of {root} (unsupported file type, ignored, or outside the root)"
     )]

@@ -4,7 +4,7 @@
 //! [`crate::text`] for the terms and [`crate::store`] for the tables), then adds what only CAST
 //! knows. For a query:
 //!
-//! 1. **Terms.** The query's terms ([`crate::text::terms`]); of a long query (a commit message,
+//! 1. **Terms.** The query's terms ([`cast_index::text::terms`]); of a long query (a commit message,
 //!    an issue) only the [`MAX_TERMS`] rarest terms that occur in the index are kept — common
 //!    terms add little to BM25 and cost the most to score.
 //! 2. **Text (BM25F).** FTS5's `bm25()` over the file table (path ×[`W_FILE_PATH`], module
@@ -19,7 +19,7 @@
 //!    `parse_header`, `CliRunner`, `` `edit` ``, `name()`, `client.py` — are looked up as symbol
 //!    names and file names. A symbol named so gives its file 1/k (k symbols of that name; a
 //!    dotted name must also match the qualified name's tail); a file named so gives 1.
-//! 4. **Graph.** Personalised PageRank ([`crate::rank::personalized_page_rank`]) over the file
+//! 4. **Graph.** Personalised PageRank ([`cast_index::graph::rank::personalized_page_rank`]) over the file
 //!    graph (imports and resolved references between files), seeded by the best files by
 //!    text, identifiers and history (step 6): the files that the hits import or call get
 //!    credit. A file reached only through the graph (no word of the query in its text or path,
@@ -62,10 +62,10 @@ use cast_workspace::Scope;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use crate::index::Index;
-use crate::store::rows::{self, FileRow, SymbolRow};
-use crate::store::{self, TermTable, db_err};
-use crate::stored_ranks::StoredFileGraph;
+use cast_index::rows::{FileRow, SymbolNaming, SymbolRow};
+use cast_index::{RankedTable, Ranks, Snapshot, StoredFileGraph, TermTable};
+
+use crate::reader::Reader;
 use crate::{AnalyzerError, Result};
 
 /// Query terms kept of a long query (the rarest in the index).
@@ -451,7 +451,7 @@ fn is_error_type(kind: SymbolKind, name: &str) -> bool {
 /// Whether a query or task speaks of tests.
 pub(crate) fn speaks_of_tests(query: &str) -> bool {
     let mut words: Vec<String> = Vec::new();
-    crate::text::for_each_word(query, |w| words.push(w.to_owned()));
+    cast_index::text::for_each_word(query, |w| words.push(w.to_owned()));
     about(&words, TEST_WORDS)
 }
 
@@ -501,7 +501,7 @@ pub(crate) fn installed_package(path: &str) -> Option<&str> {
 fn names_package(query_words: &[String], package: &str) -> bool {
     let mut all = true;
     let mut any = false;
-    crate::text::for_each_word(package, |w| {
+    cast_index::text::for_each_word(package, |w| {
         any = true;
         all &= query_words.iter().any(|q| q == w);
     });
@@ -581,7 +581,7 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
             let dotted = word.contains('.') && word.split('.').all(|p| !p.is_empty());
             let ident_like =
                 last.contains('_') || inner_capital || dotted || called || in_ticks || single;
-            if !ident_like || crate::text::is_stopword(&lower) {
+            if !ident_like || cast_index::text::is_stopword(&lower) {
                 continue;
             }
             push(Ident::Name {
@@ -600,24 +600,23 @@ fn about(query_words: &[String], words: &[&str]) -> bool {
 }
 
 /// The query's terms: unique, and for a long query the rarest [`MAX_TERMS`] that occur.
-fn select_terms(index: &Index, query: &str) -> Result<Vec<String>> {
+fn select_terms(snap: &Snapshot, query: &str) -> Result<Vec<String>> {
     let mut terms: Vec<String> = Vec::new();
-    crate::text::terms(query, |t| {
+    cast_index::text::terms(query, |t| {
         if !terms.iter().any(|x| x == t) {
             terms.push(t.to_owned());
         }
     });
     if terms.is_empty() {
         // A query of stop words only: search for them rather than for nothing.
-        crate::text::for_each_word(query, |w| {
+        cast_index::text::for_each_word(query, |w| {
             if !terms.iter().any(|x| x == w) {
                 terms.push(w.to_owned());
             }
         });
     }
     if terms.len() > MAX_TERMS {
-        let (df, _) = store::doc_freqs(&index.conn, TermTable::Files, &terms)
-            .map_err(db_err(&index.db_path))?;
+        let (df, _) = snap.doc_freqs(TermTable::Files, &terms)?;
         terms.retain(|t| df.contains_key(t));
         terms.sort_by_key(|t| df.get(t).copied().unwrap_or(0));
         terms.truncate(MAX_TERMS);
@@ -646,7 +645,7 @@ struct Priors {
 impl Priors {
     fn new(query: &str) -> Priors {
         let mut query_words: Vec<String> = Vec::new();
-        crate::text::for_each_word(query, |w| query_words.push(w.to_owned()));
+        cast_index::text::for_each_word(query, |w| query_words.push(w.to_owned()));
         let tests_ok = about(&query_words, TEST_WORDS);
         let stubs_ok = about(&query_words, &["stub", "stubs", "pyi", "typeshed"]);
         let examples_ok = about(
@@ -711,7 +710,7 @@ impl Priors {
     /// The factor of a symbol: its file's, a little less for a private name, and a test's when
     /// it sits in a `tests` scope (Rust's `mod tests`) or carries a test's decorator (`#[test]`)
     /// in a file that is not a test already.
-    fn of_symbol(&self, path: &str, named: &rows::SymbolNaming) -> f64 {
+    fn of_symbol(&self, path: &str, named: &SymbolNaming) -> f64 {
         let (qualname, decorators) = (named.qualname.as_str(), named.decorators.as_deref());
         let mut f = self.of_path(path);
         let short = qualname.rsplit('.').next().unwrap_or("");
@@ -738,38 +737,6 @@ impl Priors {
     }
 }
 
-/// Stored ranks, and on a log scale, 0 to 1 (see [`Index::stored_ranks`]).
-pub(crate) struct Ranks {
-    pub(crate) sorted: crate::stored_ranks::SortedRanks,
-    max: f64,
-    n: f64,
-}
-
-impl Ranks {
-    fn new(blob: Option<Vec<u8>>) -> Ranks {
-        let sorted = crate::stored_ranks::SortedRanks::decode(&blob.unwrap_or_default());
-        let max = sorted.iter().map(|(_, r)| r).fold(0.0, f64::max);
-        let n = sorted.len().max(1) as f64;
-        Ranks { sorted, max, n }
-    }
-
-    /// The rank on a log scale, 0 to 1.
-    fn score(&self, id: i64) -> f64 {
-        let r = self.sorted.get(id).unwrap_or(0.0);
-        if self.max <= 0.0 {
-            return 0.0;
-        }
-        (1.0 + r * self.n).ln() / (1.0 + self.max * self.n).ln()
-    }
-}
-
-/// Which stored ranks [`Index::stored_ranks`] reads.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum RankedTable {
-    Symbols,
-    Files,
-}
-
 /// The files and symbols of a [`Scope`], by id.
 pub(crate) struct InScope {
     pub(crate) files: FxHashSet<i64>,
@@ -781,28 +748,25 @@ impl InScope {
     /// lookup per file.
     const LOOKUPS: usize = 2000;
 
-    pub(crate) fn of(conn: &rusqlite::Connection, scope: &Scope) -> rusqlite::Result<InScope> {
+    pub(crate) fn of(snap: &Snapshot, scope: &Scope) -> Result<InScope> {
         let mut files = FxHashSet::default();
-        rows::for_each_parsed_file(conn, |id, path| {
+        snap.for_each_parsed_file(|id, path| {
             if scope.contains(path) {
                 files.insert(id);
             }
         })?;
-        Self::with_symbols(conn, files)
+        Self::with_symbols(snap, files)
     }
 
     /// The scope of these `files` (ids of parsed files), with their symbols.
-    pub(crate) fn with_symbols(
-        conn: &rusqlite::Connection,
-        files: FxHashSet<i64>,
-    ) -> rusqlite::Result<InScope> {
+    pub(crate) fn with_symbols(snap: &Snapshot, files: FxHashSet<i64>) -> Result<InScope> {
         let mut symbols = FxHashSet::default();
         if files.len() <= Self::LOOKUPS {
             for f in &files {
-                symbols.extend(rows::symbols_of_file(conn, *f)?);
+                symbols.extend(snap.symbols_of_file(*f)?);
             }
         } else {
-            rows::for_each_symbol_file(conn, |id, file| {
+            snap.for_each_symbol_file(|id, file| {
                 if files.contains(&file) {
                     symbols.insert(id);
                 }
@@ -836,25 +800,9 @@ struct PastChanges {
     subject: String,
 }
 
-impl Index {
-    /// Relevance search over symbols and files: at most `top` symbols and 5 files, best first.
-    pub fn find(&self, query: &str, top: usize) -> Result<Found> {
-        self.find_with(query, top, FindMode::Symbols)
-    }
-
-    /// Relevance search in either mode (see [`FindMode`]).
-    pub fn find_with(&self, query: &str, top: usize, mode: FindMode) -> Result<Found> {
-        self.find_in(query, top, mode, &Scope::whole_tree())
-    }
-
-    /// [`Index::find_with`], among the files of `scope` only (`src/http`, `*.rs`): every
-    /// evidence is taken from them, so a narrow scope gets its own best hits, not what is left
-    /// of the whole tree's.
-    pub fn find_in(&self, query: &str, top: usize, mode: FindMode, scope: &Scope) -> Result<Found> {
-        self.in_snapshot(|| self.find_in_snapshot(query, top, mode, scope))
-    }
-
-    fn find_in_snapshot(
+impl Reader<'_> {
+    /// Relevance search among the files of `scope` ([`crate::Queries::find_in`]).
+    pub(crate) fn find_in(
         &self,
         query: &str,
         top: usize,
@@ -864,14 +812,14 @@ impl Index {
         let in_scope = if scope.is_whole_tree() {
             None
         } else {
-            Some(InScope::of(&self.conn, scope).map_err(db_err(&self.db_path))?)
+            Some(InScope::of(self.snap, scope)?)
         };
         let searched = match &in_scope {
             Some(s) => Searched {
                 files: s.files.len(),
                 symbols: s.symbols.len(),
             },
-            None => self.searched().map_err(db_err(&self.db_path))?,
+            None => self.searched()?,
         };
         let (ev, priors) = self.prepare(query, in_scope.as_ref())?;
         let files = self.rank_files(&ev, &priors, in_scope.as_ref())?;
@@ -900,8 +848,8 @@ impl Index {
     }
 
     /// How many files and symbols a search looks through.
-    fn searched(&self) -> rusqlite::Result<Searched> {
-        let (files, symbols) = store::searchable_counts(&self.conn)?;
+    fn searched(&self) -> Result<Searched> {
+        let (files, symbols) = self.snap.searchable_counts()?;
         Ok(Searched { files, symbols })
     }
 
@@ -910,7 +858,7 @@ impl Index {
         if query.trim().is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
-        let terms = select_terms(self, query)?;
+        let terms = select_terms(self.snap, query)?;
         if terms.is_empty() {
             return Err(AnalyzerError::EmptyQuery);
         }
@@ -952,7 +900,7 @@ impl Index {
         file_text: &HashMap<i64, f64>,
         file_ident: &HashMap<i64, f64>,
         stored_symbols: &[(i64, f64)],
-    ) -> rusqlite::Result<Vec<i64>> {
+    ) -> Result<Vec<i64>> {
         let mut by_file: HashMap<i64, f64> = HashMap::new();
         for (f, s) in file_text {
             *by_file.entry(*f).or_default() += W_TEXT * s;
@@ -964,7 +912,7 @@ impl Index {
         best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut files: Vec<i64> = best.iter().take(CANDIDATE_FILES).map(|(f, _)| *f).collect();
         for (id, _) in stored_symbols {
-            if let Some(f) = rows::file_of_symbol(&self.conn, *id)?
+            if let Some(f) = self.snap.file_of_symbol(*id)?
                 && !files.contains(&f)
             {
                 files.push(f);
@@ -976,13 +924,7 @@ impl Index {
     /// The stored PageRank of every symbol or file, decoded once while the database is
     /// unchanged (search and the map read the same).
     pub(crate) fn stored_ranks(&self, table: RankedTable) -> Result<std::sync::Arc<Ranks>> {
-        let key = match table {
-            RankedTable::Symbols => "symbol_ranks",
-            RankedTable::Files => "file_ranks",
-        };
-        self.memo
-            .get(&self.conn, key, Ranks::new)
-            .map_err(db_err(&self.db_path))
+        Ok(self.snap.ranks(table)?)
     }
 
     fn evidence(
@@ -991,20 +933,20 @@ impl Index {
         terms: &[String],
         in_scope: Option<&InScope>,
     ) -> Result<Evidence> {
-        let err = db_err(&self.db_path);
         // In a scope, every match is read and those outside it dropped, so the scope keeps its
         // own best `limit` (FTS5 scores every matching row either way).
-        let within =
-            |rows: rusqlite::Result<Vec<(i64, f64)>>, keep: &dyn Fn(i64) -> bool, limit: usize| {
-                rows.map(|rows| match in_scope {
-                    None => rows,
-                    Some(_) => rows
-                        .into_iter()
-                        .filter(|(id, _)| keep(*id))
-                        .take(limit)
-                        .collect(),
-                })
-            };
+        let within = |rows: cast_index::Result<Vec<(i64, f64)>>,
+                      keep: &dyn Fn(i64) -> bool,
+                      limit: usize| {
+            rows.map(|rows| match in_scope {
+                None => rows,
+                Some(_) => rows
+                    .into_iter()
+                    .filter(|(id, _)| keep(*id))
+                    .take(limit)
+                    .collect(),
+            })
+        };
         let read = |limit: usize| {
             if in_scope.is_some() {
                 usize::MAX
@@ -1017,61 +959,33 @@ impl Index {
         let sql_limit = |limit: i64| if in_scope.is_some() { -1 } else { limit };
         let file_in = |id: i64| in_scope.is_none_or(|s| s.files.contains(&id));
         let symbol_in = |id: i64| in_scope.is_none_or(|s| s.symbols.contains(&id));
-        let match_files = |conn: &rusqlite::Connection| {
-            within(
-                store::match_terms(
-                    conn,
-                    TermTable::Files,
-                    terms,
-                    &[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY],
-                    read(TEXT_LIMIT),
-                ),
-                &file_in,
-                TEXT_LIMIT,
-            )
-        };
+        // The files' match may run beside the symbols' (a query with every core to itself).
+        let (file_text, stored_symbols) = self.snap.match_files_and_symbols(
+            terms,
+            (&[W_FILE_PATH, W_FILE_DOC, W_FILE_BODY], read(TEXT_LIMIT)),
+            (
+                &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
+                read(CANDIDATE_SYMBOLS),
+            ),
+        );
         // First stage of the symbols: name, context, signature and docstring, stored.
-        let match_symbols = || {
-            within(
-                store::match_terms(
-                    &self.conn,
-                    TermTable::Symbols,
-                    terms,
-                    &[W_SYM_NAME, W_SYM_CONTEXT, W_SYM_SIGNATURE, W_SYM_DOC],
-                    read(CANDIDATE_SYMBOLS),
-                ),
-                &symbol_in,
-                CANDIDATE_SYMBOLS,
-            )
-        };
-        let (file_text, stored_symbols) = match &self.second {
-            // The files' match beside the symbols' (a query with every core to itself).
-            Some(second) => std::thread::scope(|scope| {
-                // Poisoned only by an earlier match's panic: the files are then matched below, on
-                // this index's own connection.
-                let files = scope.spawn(|| second.lock().ok().map(|conn| match_files(&conn)));
-                let symbols = match_symbols();
-                let files = files.join().ok().flatten();
-                (files, symbols)
-            }),
-            None => (None, match_symbols()),
-        };
-        let file_text = file_text.unwrap_or_else(|| match_files(&self.conn));
-        let file_text = normalise(file_text.map_err(&err)?);
-        let stored_symbols = stored_symbols.map_err(&err)?;
+        let file_text = within(file_text, &file_in, TEXT_LIMIT);
+        let stored_symbols = within(stored_symbols, &symbol_in, CANDIDATE_SYMBOLS);
+        let file_text = normalise(file_text?);
+        let stored_symbols = stored_symbols?;
         let mut symbol_ident: HashMap<i64, (i64, f64)> = HashMap::new();
         let mut file_ident: HashMap<i64, f64> = HashMap::new();
         let idents = query_identifiers(query);
         for ident in &idents {
             match ident {
                 Ident::Name { name, dotted } => {
-                    let found: Vec<(i64, i64, String)> =
-                        rows::symbols_named(&self.conn, name, sql_limit(200))
-                            .map_err(&err)?
-                            .into_iter()
-                            .filter(|s| file_in(s.file))
-                            .map(|s| (s.id, s.file, s.qualname))
-                            .collect();
+                    let found: Vec<(i64, i64, String)> = self
+                        .snap
+                        .symbols_named(name, sql_limit(200))?
+                        .into_iter()
+                        .filter(|s| file_in(s.file))
+                        .map(|s| (s.id, s.file, s.qualname))
+                        .collect();
                     if found.is_empty() {
                         continue;
                     }
@@ -1109,12 +1023,12 @@ impl Index {
                 }
                 Ident::File(name) => {
                     let name = name.trim_start_matches("./");
-                    let named: Vec<(i64, String)> =
-                        rows::files_named(&self.conn, name, sql_limit(50))
-                            .map_err(&err)?
-                            .into_iter()
-                            .filter(|(id, _)| file_in(*id))
-                            .collect();
+                    let named: Vec<(i64, String)> = self
+                        .snap
+                        .files_named(name, sql_limit(50))?
+                        .into_iter()
+                        .filter(|(id, _)| file_in(*id))
+                        .collect();
                     let k = named.len() as f64;
                     for (id, _) in named {
                         *file_ident.entry(id).or_default() += 1.0 / k;
@@ -1123,23 +1037,19 @@ impl Index {
             }
         }
         // Second stage: every symbol of the candidate files, with its body.
-        let candidates = self
-            .candidate_files(&file_text, &file_ident, &stored_symbols)
-            .map_err(&err)?;
-        let with_bodies = self
-            .score_candidate_symbols(
-                &candidates,
-                terms,
-                [
-                    W_SYM_NAME,
-                    W_SYM_CONTEXT,
-                    W_SYM_SIGNATURE,
-                    W_SYM_DOC,
-                    W_SYM_BODY,
-                ],
-                TEXT_LIMIT,
-            )
-            .map_err(&err)?;
+        let candidates = self.candidate_files(&file_text, &file_ident, &stored_symbols)?;
+        let with_bodies = self.score_candidate_symbols(
+            &candidates,
+            terms,
+            [
+                W_SYM_NAME,
+                W_SYM_CONTEXT,
+                W_SYM_SIGNATURE,
+                W_SYM_DOC,
+                W_SYM_BODY,
+            ],
+            TEXT_LIMIT,
+        )?;
         let mut symbol_file: HashMap<i64, i64> = with_bodies
             .iter()
             .map(|&(id, file, _)| (id, file))
@@ -1153,11 +1063,9 @@ impl Index {
         for (id, (f, _)) in &symbol_ident {
             symbol_file.insert(*id, *f);
         }
-        let history = self
-            .history_evidence(terms, &file_in, in_scope.is_some())
-            .map_err(&err)?;
-        let churn = self.churn().map_err(&err)?;
-        let (df, n) = store::doc_freqs(&self.conn, TermTable::Files, terms).map_err(&err)?;
+        let history = self.history_evidence(terms, &file_in, in_scope.is_some())?;
+        let churn = self.churn()?;
+        let (df, n) = self.snap.doc_freqs(TermTable::Files, terms)?;
         let terms = terms
             .iter()
             .map(|t| {
@@ -1178,9 +1086,11 @@ impl Index {
     }
 
     /// Every file the newest [`CHURN_COMMITS`] commits changed, with its [`Scores::churn`].
-    fn churn(&self) -> rusqlite::Result<HashMap<String, f64>> {
+    fn churn(&self) -> Result<HashMap<String, f64>> {
         let mut weights: HashMap<String, f64> = HashMap::new();
-        for (age, files) in store::recent_commit_files(&self.conn, CHURN_COMMITS)?
+        for (age, files) in self
+            .snap
+            .recent_commit_files(CHURN_COMMITS)?
             .into_iter()
             .enumerate()
         {
@@ -1204,9 +1114,9 @@ impl Index {
         terms: &[String],
         file_in: &dyn Fn(i64) -> bool,
         scoped: bool,
-    ) -> rusqlite::Result<HashMap<i64, PastChanges>> {
+    ) -> Result<HashMap<i64, PastChanges>> {
         let read = if scoped { usize::MAX } else { HISTORY_COMMITS };
-        let commits = store::match_commits(&self.conn, terms, read)?;
+        let commits = self.snap.match_commits(terms, read)?;
         let mut counted = 0;
         let mut files: HashMap<i64, PastChanges> = HashMap::new();
         for commit in commits {
@@ -1215,7 +1125,7 @@ impl Index {
             }
             let mut in_scope = false;
             for p in &commit.files {
-                let Some(id) = rows::parsed_file_id(&self.conn, p)? else {
+                let Some(id) = self.snap.parsed_file_id(p)? else {
                     continue;
                 };
                 if !file_in(id) {
@@ -1251,7 +1161,6 @@ impl Index {
         priors: &Priors,
         in_scope: Option<&InScope>,
     ) -> Result<Vec<(i64, Scores)>> {
-        let err = db_err(&self.db_path);
         // symbols: the best symbol plus a little for each further one.
         let mut per_file: HashMap<i64, Vec<f64>> = HashMap::new();
         for (id, s) in &ev.symbol_text {
@@ -1289,12 +1198,7 @@ impl Index {
             .collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         seeds.truncate(SEEDS);
-        let graph = self
-            .memo
-            .get(&self.conn, "file_graph", |blob| {
-                crate::stored_ranks::decode_file_graph(&blob?)
-            })
-            .map_err(&err)?;
+        let graph = self.snap.file_graph()?;
         if let Some(StoredFileGraph {
             ids,
             pos,
@@ -1305,7 +1209,8 @@ impl Index {
                 .iter()
                 .filter_map(|(f, w)| pos.get(*f).map(|p| (p, *w)))
                 .collect();
-            let ppr = crate::rank::personalized_page_rank(adjacency, &seed_pos, 0.3, 1e-5);
+            let ppr =
+                cast_index::graph::rank::personalized_page_rank(adjacency, &seed_pos, 0.3, 1e-5);
             // A seed keeps most of its own mass; what counts is what flows on to others, inside
             // the scope (normalised among its files).
             let flowed: Vec<(i64, f64)> = ppr
@@ -1321,7 +1226,7 @@ impl Index {
         // Coverage: which of the text-matched files hold each term.
         let mut cover: HashMap<i64, f64> = HashMap::new();
         for (t, w) in &ev.terms {
-            for id in store::rows_with_term(&self.conn, TermTable::Files, t).map_err(&err)? {
+            for id in self.snap.rows_with_term(TermTable::Files, t)? {
                 if ev.file_text.contains_key(&id) {
                     *cover.entry(id).or_default() += w;
                 }
@@ -1336,12 +1241,12 @@ impl Index {
             if in_scope.is_some_and(|scope| !scope.files.contains(&f)) {
                 continue;
             }
-            let Some(path) = rows::parsed_file_path(&self.conn, f).map_err(&err)? else {
+            let Some(path) = self.snap.parsed_file_path(f)? else {
                 continue;
             };
-            let module_path = crate::text::module_path(&path);
+            let module_path = cast_index::text::module_path(&path);
             let mut in_path: Vec<String> = Vec::new();
-            crate::text::terms(module_path, |t| in_path.push(t.to_owned()));
+            cast_index::text::terms(module_path, |t| in_path.push(t.to_owned()));
             if idf_total > 0.0 {
                 // Folded from 0.0: an empty f64 sum is -0.0, which `--json` printed as `-0.0`.
                 s.path = ev
@@ -1387,11 +1292,11 @@ impl Index {
     }
 
     fn file_row(&self, id: i64) -> Result<Option<FileRow>> {
-        rows::file_row(&self.conn, id).map_err(db_err(&self.db_path))
+        Ok(self.snap.file_row(id)?)
     }
 
     fn symbol_row(&self, id: i64) -> Result<Option<SymbolRow>> {
-        rows::symbol_row(&self.conn, id).map_err(db_err(&self.db_path))
+        Ok(self.snap.symbol_row(id)?)
     }
 
     fn file_hits(
@@ -1401,7 +1306,6 @@ impl Index {
         priors: &Priors,
         top: usize,
     ) -> Result<Vec<Hit>> {
-        let err = db_err(&self.db_path);
         let mut out = Vec::new();
         for (id, scores) in files.iter().take(top) {
             let Some(row) = self.file_row(*id)? else {
@@ -1424,7 +1328,7 @@ impl Index {
                 .collect();
             if !is_test(&row.path) {
                 for (score, s) in &mut best {
-                    let named = rows::symbol_naming(&self.conn, *s).map_err(&err)?;
+                    let named = self.snap.symbol_naming(*s)?;
                     if named.is_some_and(|n| {
                         is_test_symbol(&row.path, &n.qualname, n.decorators.as_deref())
                     }) {
@@ -1463,7 +1367,6 @@ impl Index {
 
     /// Every candidate symbol with its score components and path, best first.
     fn rank_symbols(&self, ev: &Evidence, priors: &Priors) -> Result<Vec<(i64, Scores, String)>> {
-        let err = db_err(&self.db_path);
         let ranks = self.stored_ranks(RankedTable::Symbols)?;
         let mut cands: Vec<(i64, Scores, String)> = Vec::new();
         let ids: std::collections::BTreeSet<i64> = ev
@@ -1480,7 +1383,7 @@ impl Index {
             let path = match path_of.get(&file) {
                 Some(p) => p.clone(),
                 None => {
-                    let Some(p) = rows::file_path(&self.conn, file).map_err(&err)? else {
+                    let Some(p) = self.snap.file_path(file)? else {
                         continue;
                     };
                     path_of.insert(file, p.clone());
@@ -1488,7 +1391,7 @@ impl Index {
                 }
             };
             // Read in the same snapshot as the evidence, so it is there.
-            let Some(named) = rows::symbol_naming(&self.conn, id).map_err(&err)? else {
+            let Some(named) = self.snap.symbol_naming(id)? else {
                 continue;
             };
             let mut s = Scores {
@@ -1528,7 +1431,7 @@ impl Index {
             };
             out.push(Hit {
                 kind: HitKind::Symbol,
-                full_name: Some(crate::modpath::full_name(&path, &sym.qualname)),
+                full_name: Some(cast_index::graph::modpath::full_name(&path, &sym.qualname)),
                 path,
                 line: sym.start_line,
                 end_line: sym.end_line,
@@ -1597,13 +1500,12 @@ mod tests {
         ] {
             assert!(!is_error_type(kind, name), "{kind:?} {name}");
         }
-        let named = |kind, qualname: &str| rows::SymbolNaming {
+        let named = |kind, qualname: &str| SymbolNaming {
             kind,
             qualname: qualname.to_owned(),
             decorators: None,
         };
-        let factor =
-            |query: &str, n: &rows::SymbolNaming| Priors::new(query).of_symbol("opts.py", n);
+        let factor = |query: &str, n: &SymbolNaming| Priors::new(query).of_symbol("opts.py", n);
         let error = named(Class, "BadOptionError");
         assert_eq!(factor("parse the options", &error), ERROR_TYPE_FACTOR);
         assert_eq!(
@@ -1684,7 +1586,7 @@ mod tests {
         assert_eq!(installed_package("site-packages"), None);
         let words = |q: &str| {
             let mut w = Vec::new();
-            crate::text::for_each_word(q, |x| w.push(x.to_owned()));
+            cast_index::text::for_each_word(q, |x| w.push(x.to_owned()));
             w
         };
         assert!(names_package(

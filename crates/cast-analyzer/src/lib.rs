@@ -1,22 +1,20 @@
-//! CAST's three-tier index of a code base — the heart of CAST.
+//! What CAST's index answers — the heart of CAST.
 //!
-//! `cast-analyzer` owns, on top of [`cast_parser`]:
-//! - the **index** ([`Index`]): per-file and per-symbol records, a reference/call graph between
-//!   symbols and an import graph between files (resolved through imports where the code says
-//!   where a name comes from, by name otherwise; see [`resolve`]), PageRank over both
-//!   ([`rank`]), all stored in SQLite at `ROOT/.cast/index.sqlite` and refreshed by re-parsing
-//!   only what changed;
-//! - **L1**, the logic map ([`Index::map`]): the tree, key symbols by PageRank, import
+//! `cast-analyzer` reads the index that [`cast_index`] builds and answers, through the
+//! [`Queries`] it adds to [`Index`]:
+//! - **L1**, the logic map ([`Queries::map`]): the tree, key symbols by PageRank, import
 //!   dependencies and module descriptions within a token budget, optionally as an execution
 //!   heat map of a trace ([`trace`]);
-//! - **L2**, skeletons ([`skeleton`]): imports, signatures, decorators and docstrings with
-//!   their original line numbers, bodies elided;
-//! - **L3**, source ([`Index::show`]): the exact text of a symbol, with who references it;
-//! - **relevance search** ([`Index::find`]) over names, signatures, docstrings and content,
-//!   blended with PageRank.
+//! - **L2**, skeletons ([`skeleton`], [`Queries::skeleton`]): imports, signatures, decorators
+//!   and docstrings with their original line numbers, bodies elided;
+//! - **L3**, source ([`Queries::show`]): the exact text of a symbol, with who references it;
+//! - **relevance search** ([`Queries::find`]) over names, signatures, docstrings and content,
+//!   blended with PageRank, the graphs and the repository's history.
+//!
+//! Each answer reads one [`Snapshot`] of the index and never writes it.
 //!
 //! ```
-//! use cast_analyzer::{Index, MapOptions};
+//! use cast_analyzer::{Index, MapOptions, Queries};
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("app.py"), "def main():\n    return helper()\n\ndef helper():\n    '''Do the work.'''\n    return 1\n")?;
@@ -36,38 +34,28 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod bodies;
-mod codec;
 mod error;
 mod find;
-mod graph;
-mod history;
-mod index;
-mod kept;
-mod listing;
 mod map;
-mod memo;
-mod modpath;
-pub mod rank;
-pub mod resolve;
+mod queries;
+mod reader;
 mod show;
 pub mod skeleton;
-mod store;
-mod stored_ranks;
-mod text;
 pub mod trace;
 
+pub use cast_index::{
+    self, GraphEdge, Index, IndexError, IndexOptions, IndexReport, IndexStats, KeptIndex, Phases,
+    Progress, RankedFile, RankedSymbol, Refresh, SCHEMA_VERSION, Snapshot, default_db_path,
+};
 pub use cast_parser;
-/// Which files a search covers ([`Index::find_in`]).
+/// Which files a search covers ([`Queries::find_in`]).
 pub use cast_workspace::{Scope, ScopeError, relative_pattern};
 pub use error::{AnalyzerError, Result};
 pub use find::{FindMode, Found, Hit, HitKind, Scores, Searched};
-pub use graph::{GraphEdge, IndexStats, RankedFile, RankedSymbol};
-pub use index::{Index, IndexOptions, IndexReport, Phases, Progress, Refresh};
-pub use kept::KeptIndex;
 pub use map::{LogicMap, MAX_UNPARSED, MapError, MapFile, MapOptions, MapSymbol, UnparsedFile};
+pub use queries::Queries;
 pub use show::{Reference as ShownReference, SymbolSource};
 pub use skeleton::{Skeleton, SkeletonLine};
-pub use store::{SCHEMA_VERSION, default_db_path};
 
 /// Estimated tokens of a text: bytes / 4, rounded up (the usual rule of thumb for English and
 /// code with BPE tokenizers; good to about ±20%).

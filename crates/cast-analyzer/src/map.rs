@@ -13,11 +13,13 @@ use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use cast_workspace::Scope;
 use serde::Serialize;
 
-use crate::find::{InScope, RankedTable, plural};
-use crate::index::Index;
-use crate::resolve::{decode_deps_raw, decode_edges_raw};
-use crate::store::rows::{self, SymbolInfo as SymInfo};
-use crate::store::{self, db_err};
+use crate::find::{InScope, plural};
+use crate::reader::Reader;
+use cast_index::RankedTable;
+use cast_index::graph::resolve::{decode_deps_raw, decode_edges_raw};
+use cast_index::rows::{FileBlob, SymbolInfo as SymInfo};
+
+use crate::show::relative_path;
 use crate::trace::Trace;
 use crate::{Result, estimate_tokens};
 
@@ -494,11 +496,10 @@ pub(crate) fn short_description(d: &str) -> String {
     chars[..end].iter().collect()
 }
 
-impl Index {
+impl Reader<'_> {
     fn map_files(&self) -> Result<HashMap<i64, FileInfo>> {
-        let err = db_err(&self.db_path);
         let mut out = HashMap::new();
-        for f in rows::mapped_files(&self.conn).map_err(&err)? {
+        for f in self.snap.mapped_files()? {
             let info = FileInfo {
                 id: f.id,
                 path: f.path,
@@ -518,14 +519,15 @@ impl Index {
     }
 
     fn sym_info(&self, id: i64) -> Result<Option<SymInfo>> {
-        rows::symbol_info(&self.conn, id).map_err(db_err(&self.db_path))
+        Ok(self.snap.symbol_info(id)?)
     }
 
     /// The innermost symbol of a file enclosing a line.
     fn enclosing(&self, file_id: i64, line: u32) -> Result<Option<i64>> {
-        rows::enclosing_sym_row(&self.conn, file_id, line)
-            .map(|row| row.map(|r| r.id))
-            .map_err(db_err(&self.db_path))
+        Ok(self
+            .snap
+            .enclosing_sym_row(file_id, line)
+            .map(|row| row.map(|r| r.id))?)
     }
 
     /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
@@ -539,7 +541,7 @@ impl Index {
         caller: &FileInfo,
         files: &HashMap<i64, FileInfo>,
         sym: i64,
-        ranks: &crate::stored_ranks::SortedRanks,
+        ranks: &cast_index::SortedRanks,
     ) -> Result<Vec<String>> {
         let file_id = caller.id;
         // The caller's file, what it imports, and what the package roots it imports import in
@@ -555,13 +557,12 @@ impl Index {
                 })
         };
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
-            let blob = rows::file_blob(&self.conn, file_id, rows::FileBlob::Edges)
-                .map_err(db_err(&self.db_path))?;
+            let blob = self.snap.file_blob(file_id, FileBlob::Edges)?;
             // Each callee once, guessed only if every call to it was found by name alone.
             let mut by_src: HashMap<i64, Vec<(i64, bool)>> = HashMap::new();
             for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {
                 if e.kind == cast_parser::RefKind::Call && e.k == 1 && e.src != e.dst {
-                    let guessed = e.how == crate::resolve::How::Name;
+                    let guessed = e.how == cast_index::graph::resolve::How::Name;
                     let list = by_src.entry(e.src).or_default();
                     match list.iter_mut().find(|(d, _)| *d == e.dst) {
                         Some((_, g)) => *g &= guessed,
@@ -598,13 +599,12 @@ impl Index {
     }
 
     fn symbols_of_file(&self, file_id: i64) -> Result<Vec<i64>> {
-        rows::symbols_of_file(&self.conn, file_id).map_err(db_err(&self.db_path))
+        Ok(self.snap.symbols_of_file(file_id)?)
     }
 
     fn by_qualname(&self, file_id: i64, function: &str) -> Result<Option<i64>> {
         let name = function.rsplit('.').next().unwrap_or(function);
-        let named = rows::symbols_named_in_file(&self.conn, file_id, name)
-            .map_err(db_err(&self.db_path))?;
+        let named = self.snap.symbols_named_in_file(file_id, name)?;
         Ok(named
             .iter()
             .find(|(_, q)| q == function || function.ends_with(&format!(".{q}")))
@@ -615,7 +615,7 @@ impl Index {
     /// The indexed file a trace's path names: the same relative path, a path under the root,
     /// or else the indexed path that is the longest component-wise suffix of it.
     fn match_trace_file(&self, files_by_path: &HashMap<&str, i64>, traced: &str) -> Option<i64> {
-        let rel = self.relative_path(traced);
+        let rel = relative_path(self.snap.root(), traced);
         if let Some(id) = files_by_path.get(rel.as_str()) {
             return Some(*id);
         }
@@ -635,15 +635,15 @@ impl Index {
     /// The files of `scope` flagged as not parsing (by path), each with its first error (parsed
     /// again when an older index did not store it), at most [`MAX_UNPARSED`]; and how many.
     fn unparsed_files(&self, scope: &Scope) -> Result<(Vec<UnparsedFile>, usize)> {
-        let mut files = store::unparsed_files(&self.conn).map_err(db_err(&self.db_path))?;
+        let mut files = self.snap.unparsed_files()?;
         files.retain(|(path, _)| scope.contains(path));
         let total = files.len();
         let mut out = Vec::new();
         for (path, stored) in files.into_iter().take(MAX_UNPARSED) {
             let error = stored.or_else(|| {
                 // An index from before errors were stored: parse the file again.
-                let full = self.root.join(&path);
-                let language = self.registry.for_path(&full)?;
+                let full = self.snap.root().join(&path);
+                let language = self.snap.registry().for_path(&full)?;
                 SourceText::read(&full, cast_parser::DEFAULT_MAX_FILESIZE)
                     .ok()
                     .and_then(|source| language.parse(&source.text).ok())
@@ -657,18 +657,12 @@ impl Index {
     }
 
     /// L1: the logic map within `options.budget` tokens.
-    pub fn map(&self, options: &MapOptions) -> Result<LogicMap> {
-        self.in_snapshot(|| self.map_in_snapshot(options))
-    }
-
-    fn map_in_snapshot(&self, options: &MapOptions) -> Result<LogicMap> {
+    /// L1, the logic map ([`crate::Queries::map`]).
+    pub(crate) fn map(&self, options: &MapOptions) -> Result<LogicMap> {
         // A process that keeps the index open reads these once while the database is unchanged.
-        let err = db_err(&self.db_path);
         // A blank task is no focus (the header and the order say so too).
         let focus = options.focus.clone().filter(|t| !t.trim().is_empty());
-        let files = self
-            .memo
-            .get_with(&self.conn, "map:files", &err, || self.map_files())?;
+        let files = self.snap.memoized("map:files", || self.map_files())?;
         let (unparsed, unparsed_total) = self.unparsed_files(&options.scope)?;
         let file_ranks = self.stored_ranks(RankedTable::Files)?;
         let sym_ranks = self.stored_ranks(RankedTable::Symbols)?;
@@ -682,18 +676,18 @@ impl Index {
                 .filter(|f| options.scope.contains(&f.path))
                 .map(|f| f.id)
                 .collect();
-            Some(InScope::with_symbols(&self.conn, own).map_err(&err)?)
+            Some(InScope::with_symbols(self.snap, own)?)
         };
-        let symbols_total = match (&in_scope, store::counts(&self.conn).map_err(&err)?) {
+        let symbols_total = match (&in_scope, self.snap.counts()?) {
             (Some(scope), _) => scope.symbols.len(),
             (None, Some(counts)) => counts.symbols,
-            (None, None) => self.stats()?.symbols,
+            (None, None) => self.snap.count_rows()?.symbols,
         };
         let files_total = in_scope.as_ref().map_or(files.len(), |s| s.files.len());
         let root = options
             .root_name
             .clone()
-            .unwrap_or_else(|| self.root.display().to_string());
+            .unwrap_or_else(|| self.snap.root().display().to_string());
 
         // With a trace: calls per symbol and per file, errors, and the files that ran.
         let mut calls: HashMap<i64, u32> = HashMap::new();

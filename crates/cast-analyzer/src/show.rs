@@ -2,19 +2,18 @@
 //! where it is defined, what it references and who references it.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use cast_parser::{RefKind, SymbolKind};
 use serde::Serialize;
 
-use crate::index::Index;
-use crate::resolve::{How, RawEdge, decode_edges_raw};
+use crate::reader::Reader;
+use cast_index::graph::resolve::{How, RawEdge, decode_edges_raw};
 
 /// How many references of each list are shown.
 const MAX_LISTED: usize = 50;
-use crate::store::db_err;
-use crate::store::rows;
-pub(crate) use crate::store::rows::SymRow;
 use crate::{AnalyzerError, Result};
+pub(crate) use cast_index::rows::SymRow;
 
 /// One resolved reference to or from the shown symbol.
 #[derive(Debug, Clone, Serialize)]
@@ -180,30 +179,30 @@ fn is_test_path(path: &str) -> bool {
         .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
 }
 
-impl Index {
-    /// A path given by a user, relative to the root (absolute and `./` forms accepted).
-    pub(crate) fn relative_path(&self, path: &str) -> String {
-        let p = std::path::Path::new(path);
-        let rel = match p.strip_prefix(&self.root) {
-            Ok(r) => r.to_string_lossy().into_owned(),
-            Err(_) => {
-                let canon_root = std::fs::canonicalize(&self.root).ok();
-                let canon = std::fs::canonicalize(p).ok();
-                match (canon_root, canon) {
-                    (Some(r), Some(c)) if c.starts_with(&r) => c
-                        .strip_prefix(&r)
-                        .map(|x| x.to_string_lossy().into_owned())
-                        .unwrap_or_else(|_| path.to_owned()),
-                    _ => path.to_owned(),
-                }
+/// A path given by a user, relative to the root (absolute and `./` forms accepted).
+pub(crate) fn relative_path(root: &Path, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let rel = match p.strip_prefix(root) {
+        Ok(r) => r.to_string_lossy().into_owned(),
+        Err(_) => {
+            let canon_root = std::fs::canonicalize(root).ok();
+            let canon = std::fs::canonicalize(p).ok();
+            match (canon_root, canon) {
+                (Some(r), Some(c)) if c.starts_with(&r) => c
+                    .strip_prefix(&r)
+                    .map(|x| x.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| path.to_owned()),
+                _ => path.to_owned(),
             }
-        };
-        let rel = rel.replace('\\', "/");
-        rel.trim_start_matches("./").to_owned()
-    }
+        }
+    };
+    let rel = rel.replace('\\', "/");
+    rel.trim_start_matches("./").to_owned()
+}
 
+impl Reader<'_> {
     pub(crate) fn file_id(&self, rel: &str) -> Result<Option<(i64, u32)>> {
-        rows::file_id_and_lines(&self.conn, rel).map_err(db_err(&self.db_path))
+        Ok(self.snap.file_id_and_lines(rel)?)
     }
 
     /// Symbols whose qualified name (or `module.qualname`) ends with `query`, best first, and
@@ -212,21 +211,23 @@ impl Index {
     /// notation is accepted: `mod.Class.method`, `crate::Type::method`, Go's `(T) Method` and
     /// `(*T).Method`.
     pub(crate) fn lookup_symbols(&self, query: &str) -> Result<(Vec<SymRow>, Vec<SymRow>)> {
-        let err = db_err(&self.db_path);
         let query = normalize_name(query);
         let query = query.as_str();
         let name = query.rsplit('.').next().unwrap_or(query);
-        let candidates = rows::sym_rows_named(&self.conn, name).map_err(&err)?;
-        let ranks = self.symbol_ranks()?;
+        let candidates = self.snap.sym_rows_named(name)?;
+        let ranks = self.stored_ranks(cast_index::RankedTable::Symbols)?;
         let mut found = Vec::new();
         let mut named = Vec::new();
         for row in candidates {
-            let full = normalize_name(&crate::modpath::full_name(&row.path, &row.qualname));
+            let full = normalize_name(&cast_index::graph::modpath::full_name(
+                &row.path,
+                &row.qualname,
+            ));
             let qualname = normalize_name(&row.qualname);
             let exact_full = full == query;
             let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
-            let rank = ranks.get(row.id).unwrap_or(0.0);
+            let rank = ranks.sorted.get(row.id).unwrap_or(0.0);
             let code = !is_test_path(&row.path);
             if exact_full || exact_qual || suffix {
                 found.push((
@@ -254,24 +255,9 @@ impl Index {
         ))
     }
 
-    pub(crate) fn symbol_ranks(&self) -> Result<crate::stored_ranks::SortedRanks> {
-        Ok(crate::stored_ranks::SortedRanks::decode(
-            &crate::store::get_meta(&self.conn, "symbol_ranks")
-                .map_err(db_err(&self.db_path))?
-                .unwrap_or_default(),
-        ))
-    }
-
-    pub(crate) fn file_ranks(&self) -> Result<rustc_hash::FxHashMap<i64, f64>> {
-        Ok(crate::store::get_meta(&self.conn, "file_ranks")
-            .map_err(db_err(&self.db_path))?
-            .map(|b| crate::stored_ranks::decode_ranks(&b))
-            .unwrap_or_default())
-    }
-
     /// Reads lines `start..=end` (1-based) of a file under the root.
     pub(crate) fn read_lines(&self, rel: &str, start: u32, end: u32) -> Result<String> {
-        let path = self.root.join(rel);
+        let path = self.snap.root().join(rel);
         let text = std::fs::read(&path).map_err(|source| AnalyzerError::Io {
             path: path.clone(),
             source,
@@ -296,13 +282,13 @@ impl Index {
     }
 
     fn symbol_by_id(&self, id: i64) -> Result<Option<SymRow>> {
-        rows::sym_row_of(&self.conn, id).map_err(db_err(&self.db_path))
+        Ok(self.snap.sym_row_of(id)?)
     }
 
     /// L3: the source of a symbol given by qualified name (`Cart.add`, `shop.cart.Cart.add`)
     /// or by `FILE:LINE` (the innermost definition enclosing that line).
     pub fn show(&self, target: &str) -> Result<SymbolSource> {
-        self.in_snapshot(|| self.show_in_snapshot(target))
+        self.show_in_snapshot(target)
     }
 
     fn show_in_snapshot(&self, target: &str) -> Result<SymbolSource> {
@@ -320,7 +306,7 @@ impl Index {
                     .iter()
                     .take(5)
                     .map(|r| {
-                        let full = crate::modpath::full_name(&r.path, &r.qualname);
+                        let full = cast_index::graph::modpath::full_name(&r.path, &r.qualname);
                         format!("{full} ({}:{})", r.path, r.start_line)
                     })
                     .collect(),
@@ -338,11 +324,11 @@ impl Index {
     }
 
     fn show_line(&self, file: &str, line: u32) -> Result<SymbolSource> {
-        let rel = self.relative_path(file);
+        let rel = relative_path(self.snap.root(), file);
         let Some((file_id, line_count)) = self.file_id(&rel)? else {
             return Err(AnalyzerError::FileNotIndexed {
                 path: rel,
-                root: self.root.clone(),
+                root: self.snap.root().to_path_buf(),
             });
         };
         if line == 0 || line > line_count.max(1) {
@@ -352,8 +338,7 @@ impl Index {
                 lines: line_count,
             });
         }
-        let row =
-            rows::enclosing_sym_row(&self.conn, file_id, line).map_err(db_err(&self.db_path))?;
+        let row = self.snap.enclosing_sym_row(file_id, line)?;
         match row {
             Some(row) => self.source_of(&row),
             None => {
@@ -380,7 +365,6 @@ impl Index {
     }
 
     fn source_of(&self, row: &SymRow) -> Result<SymbolSource> {
-        let err = db_err(&self.db_path);
         let source = self.read_lines(&row.path, row.decorated_line, row.end_line)?;
         let mut qualnames: HashMap<i64, Option<(String, String, u32)>> = HashMap::new();
         let mut name_of = |id: i64| -> Result<Option<(String, String, u32)>> {
@@ -397,20 +381,20 @@ impl Index {
         // line (`s.encode() + t.encode()`) are one reference, not two.
         let mut incoming = Vec::new();
         let mut outgoing = Vec::new();
-        rows::for_each_file_edges(&self.conn, false, |file_id, path, blob| {
-            let Some(edges) = decode_edges_raw(blob) else {
-                return;
-            };
-            for e in edges {
-                if e.dst == row.id {
-                    incoming.push(((path.to_owned(), e.line, e.src), e));
+        self.snap
+            .for_each_file_edges(false, |file_id, path, blob| {
+                let Some(edges) = decode_edges_raw(blob) else {
+                    return;
+                };
+                for e in edges {
+                    if e.dst == row.id {
+                        incoming.push(((path.to_owned(), e.line, e.src), e));
+                    }
+                    if file_id == row.file_id && e.src == row.id {
+                        outgoing.push(((e.line, e.dst), e));
+                    }
                 }
-                if file_id == row.file_id && e.src == row.id {
-                    outgoing.push(((e.line, e.dst), e));
-                }
-            }
-        })
-        .map_err(&err)?;
+            })?;
         let (resolved_in, guessed_in): (Vec<_>, Vec<_>) = one_per_place(incoming)
             .into_iter()
             .partition(|(_, e)| e.how != How::Name);

@@ -73,26 +73,24 @@ impl Skeleton {
     }
 }
 
-impl crate::Index {
-    /// L2 for one file of this code base: `file` relative to the root (absolute paths under
-    /// the root are accepted). The file is read and parsed afresh, so the skeleton is current
-    /// even when the index is not. A path outside the root is refused with
-    /// [`AnalyzerError::FileNotIndexed`]; an unsupported or unreadable file with
-    /// [`AnalyzerError::Parse`].
-    pub fn skeleton(&self, file: &str) -> Result<Skeleton> {
-        let rel = self.relative_path(file);
-        let inside = Path::new(&rel)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        let path = self.root.join(&rel);
-        if !inside || !path.is_file() {
-            return Err(AnalyzerError::FileNotIndexed {
-                path: rel,
-                root: self.root.clone(),
-            });
-        }
-        skeleton_of_file(&path, &rel, &self.registry)
+/// L2 for one file of the code base at `root`: `file` relative to the root (absolute paths
+/// under the root are accepted). The file is read and parsed afresh, so the skeleton is current
+/// even when the index is not. A path outside the root is refused with
+/// [`AnalyzerError::FileNotIndexed`]; an unsupported or unreadable file with
+/// [`AnalyzerError::Parse`].
+pub(crate) fn skeleton_in(root: &Path, registry: &Registry, file: &str) -> Result<Skeleton> {
+    let rel = crate::show::relative_path(root, file);
+    let inside = Path::new(&rel)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    let path = root.join(&rel);
+    if !inside || !path.is_file() {
+        return Err(AnalyzerError::FileNotIndexed {
+            path: rel,
+            root: root.to_path_buf(),
+        });
     }
+    skeleton_of_file(&path, &rel, registry)
 }
 
 /// The skeleton of a file on disk. `rel` is the path shown in the result.

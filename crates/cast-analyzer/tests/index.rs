@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Refresh};
+use cast_analyzer::{AnalyzerError, FindMode, Index, IndexOptions, MapOptions, Queries, Refresh};
 use cast_test_support::age_tree;
 use cast_workspace::WalkOptions;
 

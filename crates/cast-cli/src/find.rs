@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use cast_analyzer::{FindMode, Found};
+use cast_analyzer::{FindMode, Found, Queries};
 use cast_workspace::Scope;
 
 use crate::{Exit, Out};

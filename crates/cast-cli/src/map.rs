@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{LogicMap, MapOptions, Scope};
+use cast_analyzer::{LogicMap, MapOptions, Queries, Scope};
 
 use crate::{Exit, Out};
 

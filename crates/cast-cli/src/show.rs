@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cast_analyzer::AnalyzerError;
+use cast_analyzer::{AnalyzerError, Queries};
 
 use crate::output::warn;
 use crate::{Exit, Out};

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use cast_analyzer::{FindMode, Index};
+use cast_analyzer::{FindMode, Index, Queries};
 
 /// Runs git in `dir` with a fixed identity and no signing, so the test does not depend on the
 /// machine's git configuration.

@@ -1,7 +1,7 @@
 //! Resolution in Rust, Go, TypeScript and Java: small projects in tests/fixtures/langs/, their
 //! call graphs and imports written down by reading the code.
 
-use cast_analyzer::Index;
+use cast_analyzer::{Index, Queries};
 
 use super::{copy_fixture, edges, triples, write_file};
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use cast_analyzer::{FindMode, KeptIndex, MapOptions};
+use cast_analyzer::{FindMode, KeptIndex, MapOptions, Queries};
 use cast_workspace::StateDir;
 
 use super::{
@@ -108,7 +108,7 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
     let build = build(&exe);
     let kept = KeptIndex::default();
     crate::output::warn(format!("indexing {} …", root.display()));
-    kept.query(&root, |_| Ok(()))
+    kept.query(&root, |_| Ok::<_, cast_analyzer::IndexError>(()))
         .with_context(|| format!("cannot index {}", root.display()))?;
     // Left by a server that was killed: nobody listens on it.
     let _ = std::fs::remove_file(&socket);

@@ -1,7 +1,7 @@
 //! Understanding: `analyze_repository` (L1), `get_skeleton` (L2), `show_symbol` (L3) and
 //! `find_symbol`, over cast-analyzer's index of the workspace.
 
-use cast_analyzer::{AnalyzerError, FindMode, Index, MapOptions};
+use cast_analyzer::{AnalyzerError, FindMode, Index, MapOptions, Queries};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -343,7 +343,7 @@ fn the_kept_index_follows_edits_and_a_deleted_or_replaced_database() {
         ..cast_analyzer::IndexOptions::default()
     };
     let on_disk = cast_analyzer::Index::open_with(dir.path(), &options, &mut |_| {}).unwrap();
-    let found = on_disk.find("parse_receipt", 5).unwrap();
+    let found = cast_analyzer::Queries::find(&on_disk, "parse_receipt", 5).unwrap();
     assert!(
         found
             .symbols

@@ -624,7 +624,7 @@ pub(crate) fn tails(name: &str, separator: char) -> impl Iterator<Item = &str> {
 
 /// A symbol's full name for people: its module and qualified name in the language's notation
 /// (`pkg.mod.Class.method`, `cast_parser::walk::relative`, `tui.Light.Init`).
-pub(crate) fn full_name(rel: &str, qualname: &str) -> String {
+pub fn full_name(rel: &str, qualname: &str) -> String {
     let family = Family::of_path(rel);
     let module = module_name(family, rel);
     let (module, join) = match family {

@@ -32,7 +32,7 @@ type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
 use crate::codec::{Reader, SymtabEntry, put_varint};
-use crate::modpath::{self, Family};
+use crate::graph::modpath::{self, Family};
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
@@ -1251,7 +1251,7 @@ impl Catalog {
 
 /// A stored edge with symbol ids, decoded without a catalog.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct RawEdge {
+pub struct RawEdge {
     pub src: i64,
     pub dst: i64,
     pub how: How,
@@ -1260,7 +1260,8 @@ pub(crate) struct RawEdge {
     pub line: u32,
 }
 
-pub(crate) fn decode_edges_raw(data: &[u8]) -> Option<Vec<RawEdge>> {
+/// A file's stored edges (`file_data.edges`); `None` when the blob does not decode.
+pub fn decode_edges_raw(data: &[u8]) -> Option<Vec<RawEdge>> {
     let mut r = Reader::new(data);
     let n = r.varint()? as usize;
     let mut out = Vec::with_capacity(n.min(1 << 20));
@@ -1282,7 +1283,9 @@ pub(crate) fn decode_edges_raw(data: &[u8]) -> Option<Vec<RawEdge>> {
     r.at_end().then_some(out)
 }
 
-pub(crate) fn decode_deps_raw(data: &[u8]) -> Option<Vec<(i64, u32)>> {
+/// A file's stored imports of other files (`files.deps`) as (file id, line); `None` when the
+/// blob does not decode.
+pub fn decode_deps_raw(data: &[u8]) -> Option<Vec<(i64, u32)>> {
     let mut r = Reader::new(data);
     let n = r.varint()? as usize;
     let mut out = Vec::with_capacity(n.min(1 << 16));

@@ -9,22 +9,22 @@
 //! query made while nothing changed does not look at the files at all.
 //!
 //! ```no_run
-//! use cast_analyzer::{FindMode, KeptIndex};
+//! use cast_index::KeptIndex;
 //!
 //! let kept = KeptIndex::default();
-//! for question in ["parse an HTTP date", "quote a string for the shell"] {
-//!     let found = kept.query("/usr/lib/python3.11".as_ref(), |index| {
-//!         index.find_with(question, 5, FindMode::Symbols)
+//! for name in ["parse_date", "quote"] {
+//!     let defined = kept.query("/usr/lib/python3.11".as_ref(), |index| {
+//!         index.read(|snap| snap.symbols_named(name, 10))
 //!     })?;
-//!     println!("{}", found.render());
+//!     println!("{name}: {} definitions", defined.len());
 //! }
-//! # Ok::<(), cast_analyzer::AnalyzerError>(())
+//! # Ok::<(), cast_index::IndexError>(())
 //! ```
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use crate::{AnalyzerError, Index, IndexOptions, Refresh};
+use crate::{Index, IndexError, IndexOptions, Refresh};
 
 /// An index kept open between queries, shared by its clones. See the module documentation.
 #[derive(Clone, Default)]
@@ -62,11 +62,11 @@ impl KeptIndex {
     /// Answers `query` from the index of `root`, current with the files on disk (see
     /// [`Index::query_fresh`]), opening or building it when none is open, the one open is of
     /// another root, or its database file changed. An index that failed is dropped, so the next call opens afresh.
-    pub fn query<T>(
+    pub fn query<T, E: From<IndexError>>(
         &self,
         root: &Path,
-        mut query: impl FnMut(&Index) -> Result<T, AnalyzerError>,
-    ) -> Result<T, AnalyzerError> {
+        mut query: impl FnMut(&Index) -> Result<T, E>,
+    ) -> Result<T, E> {
         // A poisoned lock only means a query panicked while holding it: start afresh.
         let mut slot = self.0.lock().unwrap_or_else(|poisoned| {
             let mut slot = poisoned.into_inner();

@@ -20,12 +20,38 @@ use std::hash::Hasher;
 use cast_parser::ParsedFile;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use crate::store::{FileTerms, SymbolTerms};
+/// The full-text fields of one symbol, each a space-separated string of terms
+/// ([`crate::text`]). Columns of `symbol_terms`, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SymbolTerms {
+    /// The symbol's name (with [`SymbolTerms::name_split`] at its end).
+    pub name: String,
+    /// The terms the name adds for the words it runs together (stored in `symbols` too: the
+    /// second stage reads them there).
+    pub name_split: String,
+    /// The module path and the enclosing classes and functions.
+    pub context: String,
+    /// The parameters and annotations of the signature.
+    pub signature: String,
+    /// The docstring.
+    pub doc: String,
+}
+
+/// The full-text fields of one file. Columns of `file_terms`, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileTerms {
+    /// The path's words (folders, module name).
+    pub path: String,
+    /// The module docstring (or an HTML title).
+    pub doc: String,
+    /// Every term of the file, each counted at most a few times.
+    pub body: String,
+}
 
 /// How often one term may repeat in a file's body field.
 const FILE_BODY_CAP: u32 = 4;
 /// Longer terms are left out of bags (a long joined identifier is nearly always generated data).
-pub(crate) const MAX_BAG_TERM: usize = 40;
+pub const MAX_BAG_TERM: usize = 40;
 /// Characters of a docstring that are indexed.
 const DOC_CHARS: usize = 4000;
 /// Files larger than this give no [`FileWords`], so their names are not split (nearly always
@@ -42,7 +68,7 @@ const MAX_SPLIT_WORD: usize = 32;
 
 /// Common English words left out of the index and of queries, sorted (binary search: this is
 /// asked for every word of every file indexed).
-pub(crate) const STOPWORDS: &[&str] = &[
+pub const STOPWORDS: &[&str] = &[
     "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "do", "does", "for", "from", "get", "given", "had", "has", "have", "how", "i", "if", "in",
     "into", "is", "it", "its", "me", "more", "my", "no", "not", "of", "on", "one", "only", "or",
@@ -52,7 +78,7 @@ pub(crate) const STOPWORDS: &[&str] = &[
 ];
 
 /// Whether `word` (lower-case) is one of [`STOPWORDS`].
-pub(crate) fn is_stopword(word: &str) -> bool {
+pub fn is_stopword(word: &str) -> bool {
     // Asked for every word of every file indexed: the words are packed into integers once and
     // put in an open-addressed table, so a probe is a multiply and (nearly always) one load.
     static TABLE: std::sync::OnceLock<[u64; STOPWORD_SLOTS]> = std::sync::OnceLock::new();
@@ -103,7 +129,7 @@ const STOPWORD_MAX_LEN: usize = 6;
 
 /// Strips common English suffixes, at most twice, keeping three letters.
 #[cfg(test)]
-pub(crate) fn stem(word: &str) -> String {
+pub fn stem(word: &str) -> String {
     let mut w = String::new();
     stem_into(word, &mut w);
     w
@@ -133,7 +159,7 @@ fn stem_into(word: &str, w: &mut String) {
 
 /// Calls `f` with each lower-cased word of `text`, splitting on non-alphanumerics, camelCase
 /// (`HTTPDate` → `http`, `date`) and letter/digit boundaries.
-pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     // Every file indexed and every candidate of a query goes through here. Words never span an
     // ASCII character that is not a letter or digit, so the text is cut at those first; a run of
     // ASCII letters and digits (nearly all of code) is split by bytes, any other by chars.
@@ -276,7 +302,7 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
 /// non-ASCII characters. Words ([`for_each_word`]) and compound identifiers
 /// ([`for_each_compound`]) never cross a token's ends, so the [`terms`] of a text are the terms
 /// of its tokens, in another order.
-pub(crate) fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+pub fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
     let in_token = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -296,7 +322,7 @@ pub(crate) fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
 
 /// The index terms of `text`, in order: stemmed words (stopwords and one-letter words dropped)
 /// and joined compound identifiers.
-pub(crate) fn terms(text: &str, f: impl FnMut(&str)) {
+pub fn terms(text: &str, f: impl FnMut(&str)) {
     terms_seeing_words(text, |_| {}, f)
 }
 
@@ -319,13 +345,12 @@ fn terms_seeing_words(text: &str, mut word: impl FnMut(&str), mut f: impl FnMut(
 /// never writes on its own is not taken for a part of a name, which keeps `update` whole in a
 /// file that never says `up`, and a file's own vocabulary is what its names are made of.
 #[derive(Debug, Default)]
-pub(crate) struct FileWords(FxHashSet<u64>);
+pub struct FileWords(FxHashSet<u64>);
 
 impl FileWords {
     /// The words of `text` (none for a text larger than [`MAX_WORDS_FILE`]); the index collects
     /// them while it cuts the file ([`bag_and_words`]).
-    #[cfg(test)]
-    pub(crate) fn of(text: &str) -> FileWords {
+    pub fn of(text: &str) -> FileWords {
         let mut words = FileWords::default();
         if text.len() <= MAX_WORDS_FILE {
             for_each_word(text, |w| words.insert(w));
@@ -393,7 +418,7 @@ fn split_word<'w>(word: &'w str, words: &FileWords) -> Option<Vec<&'w str>> {
 /// that joins several of its file's words ([`FileWords`]), the terms of those words, space
 /// separated (empty when there are none). The index stores them with the symbol
 /// (`symbols.name_split`), so the second stage reads them instead of cutting the file again.
-pub(crate) fn name_split_terms(name: &str, words: &FileWords) -> String {
+pub fn name_split_terms(name: &str, words: &FileWords) -> String {
     let mut out = String::new();
     if words.0.is_empty() {
         return out;
@@ -429,7 +454,7 @@ fn push_term(out: &mut String, term: &str) {
 }
 
 /// The terms of `text` as one space-separated string, for a full-text column.
-pub(crate) fn terms_string(text: &str) -> String {
+pub fn terms_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() / 2);
     terms(text, |t| push_term(&mut out, t));
     out
@@ -438,8 +463,7 @@ pub(crate) fn terms_string(text: &str) -> String {
 /// A bag of the terms of `text`, each repeated at most `cap` times, as one string: term
 /// frequency saturates in BM25 anyway, and the cap keeps large files cheap to index. (The index
 /// cuts its files with [`bag_and_words`]; tests read a bag alone.)
-#[cfg(test)]
-pub(crate) fn bag_string(text: &str, cap: u32) -> String {
+pub fn bag_string(text: &str, cap: u32) -> String {
     bag_and_words(text, cap).0
 }
 
@@ -590,7 +614,7 @@ fn bag_and_words_reference(text: &str, cap: u32) -> (String, FileWords) {
 /// The text of each stored column of a definition, before it is cut into terms: its name, the
 /// names enclosing it (`Outer.method` → `Outer`), its parameters, and the start of its
 /// docstring. The stored table and the second stage ([`crate::bodies`]) both read them here.
-pub(crate) fn symbol_field_texts<'a>(
+pub fn symbol_field_texts<'a>(
     name: &'a str,
     qualname: &'a str,
     signature: &'a str,
@@ -605,7 +629,7 @@ pub(crate) fn symbol_field_texts<'a>(
 }
 
 /// The indexed fields of one definition.
-pub(crate) fn symbol_terms(
+pub fn symbol_terms(
     name: &str,
     qualname: &str,
     signature: &str,
@@ -628,7 +652,7 @@ pub(crate) fn symbol_terms(
 }
 
 /// The module path of a file as words for the index: `pkg/http/client.py` → `pkg/http/client`.
-pub(crate) fn module_path(rel: &str) -> &str {
+pub fn module_path(rel: &str) -> &str {
     rel.rsplit_once('.').map_or(rel, |(stem, _)| stem)
 }
 
@@ -636,10 +660,7 @@ pub(crate) fn module_path(rel: &str) -> &str {
 /// as pieces of `text`. `spans` are `(start byte, end byte, index of the parent in spans)`, as
 /// the parser reports them; spans past the end of a changed file are cut to it, and a piece that
 /// would not start and end on a character is left out.
-pub(crate) fn own_pieces<'t>(
-    text: &'t str,
-    spans: &[(usize, usize, Option<usize>)],
-) -> Vec<Vec<&'t str>> {
+pub fn own_pieces<'t>(text: &'t str, spans: &[(usize, usize, Option<usize>)]) -> Vec<Vec<&'t str>> {
     let mut children: Vec<Vec<(usize, usize)>> = vec![Vec::new(); spans.len()];
     for &(start, end, parent) in spans {
         if let Some(p) = parent.and_then(|p| children.get_mut(p)) {
@@ -675,11 +696,7 @@ fn prefix(text: &str, chars: usize) -> &str {
 }
 
 /// The full-text fields of a parsed file and of each of its symbols (in the parse's order).
-pub(crate) fn search_terms(
-    rel: &str,
-    text: &str,
-    parsed: &ParsedFile,
-) -> (FileTerms, Vec<SymbolTerms>) {
+pub fn search_terms(rel: &str, text: &str, parsed: &ParsedFile) -> (FileTerms, Vec<SymbolTerms>) {
     let module_path = module_path(rel);
     let (body, words) = bag_and_words(text, FILE_BODY_CAP);
     let file = FileTerms {
@@ -729,7 +746,7 @@ mod tests {
             .unwrap()
             .filter_map(|e| std::fs::read_to_string(e.unwrap().path()).ok())
             .collect();
-        assert!(texts.len() > 10);
+        assert!(texts.len() > 5);
         texts.push(
             "parseHTTPDate parse_header parse_header héllo_wörld Straße日本語Mixed x2y \
              HTTPServer http2time _private__name__ a b the of \
@@ -756,7 +773,7 @@ mod tests {
         assert!(!is_stopword("parse") && !is_stopword("shoulder") && !is_stopword(""));
         // The table answers as a search of the list does, for every word of real text.
         let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/find.rs"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/graph/resolve.rs"),
         )
         .unwrap();
         let mut words = 0;
@@ -806,7 +823,7 @@ mod tests {
             String::new(),
             "HTTPServer".into(),
         ];
-        for name in ["find.rs", "index.rs", "text.rs", "map.rs"] {
+        for name in ["graph/resolve.rs", "index.rs", "text.rs", "snapshot.rs"] {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("src")
                 .join(name);
@@ -825,7 +842,7 @@ mod tests {
             "parse_HTTPDate(x)+XMLHttpRequest2Go ÉCOLE_été_x straße_İstanbul __init__ a_b".into(),
             "naïve_parseHeader·getX ǅemal_ΣΑΣ Ⅻx 1½_a _ __".into(),
         ];
-        for name in ["find.rs", "text.rs", "bodies.rs"] {
+        for name in ["graph/resolve.rs", "text.rs", "snapshot.rs"] {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("src")
                 .join(name);

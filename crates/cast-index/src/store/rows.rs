@@ -10,58 +10,58 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use super::PARSED_FILES;
-use crate::index::kind_of;
+use super::kind_of;
 use cast_parser::SymbolKind;
 
 /// A file as a search result shows it.
 #[derive(Debug, Clone)]
-pub(crate) struct FileRow {
-    pub(crate) path: String,
-    pub(crate) description: Option<String>,
-    pub(crate) lines: u32,
+pub struct FileRow {
+    pub path: String,
+    pub description: Option<String>,
+    pub lines: u32,
 }
 
 /// A symbol as a search result shows it.
 #[derive(Debug, Clone)]
-pub(crate) struct SymbolRow {
-    pub(crate) id: i64,
-    pub(crate) kind: SymbolKind,
-    pub(crate) qualname: String,
-    pub(crate) signature: String,
-    pub(crate) doc: Option<String>,
-    pub(crate) start_line: u32,
-    pub(crate) end_line: u32,
+pub struct SymbolRow {
+    pub id: i64,
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub signature: String,
+    pub doc: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
 }
 
 /// What tells a symbol's kind of code apart: its qualified name (a `tests` scope) and its
 /// decorators as stored, one per line (`#[test]`).
 #[derive(Debug, Clone)]
-pub(crate) struct SymbolNaming {
-    pub(crate) kind: SymbolKind,
-    pub(crate) qualname: String,
-    pub(crate) decorators: Option<String>,
+pub struct SymbolNaming {
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub decorators: Option<String>,
 }
 
 /// A definition found by its name.
 #[derive(Debug, Clone)]
-pub(crate) struct NamedSymbol {
-    pub(crate) id: i64,
-    pub(crate) file: i64,
-    pub(crate) qualname: String,
+pub struct NamedSymbol {
+    pub id: i64,
+    pub file: i64,
+    pub qualname: String,
 }
 
 /// One stored definition of a file, with what the second stage of search scores it by.
 #[derive(Debug, Clone)]
-pub(crate) struct StoredSymbol {
-    pub(crate) id: i64,
-    pub(crate) name: String,
-    pub(crate) qualname: String,
-    pub(crate) signature: String,
-    pub(crate) docstring: Option<String>,
-    pub(crate) start_byte: usize,
-    pub(crate) end_byte: usize,
-    pub(crate) parent_id: Option<i64>,
-    pub(crate) name_split: Option<String>,
+pub struct StoredSymbol {
+    pub id: i64,
+    pub name: String,
+    pub qualname: String,
+    pub signature: String,
+    pub docstring: Option<String>,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub parent_id: Option<i64>,
+    pub name_split: Option<String>,
 }
 
 /// Calls `f` with every parsed file's id and path, in one pass over the table.
@@ -172,7 +172,7 @@ pub(crate) fn symbol_naming(conn: &Connection, id: i64) -> rusqlite::Result<Opti
     conn.prepare_cached("SELECT kind, qualname, decorators FROM symbols WHERE id = ?1")?
         .query_row([id], |r| {
             Ok(SymbolNaming {
-                kind: crate::index::kind_of(r.get(0)?),
+                kind: kind_of(r.get(0)?),
                 qualname: r.get(1)?,
                 decorators: r.get(2)?,
             })
@@ -249,12 +249,12 @@ pub(crate) fn stored_symbols(conn: &Connection, file: i64) -> rusqlite::Result<V
 
 /// A parsed file as the map lists it; `deps` is the stored blob of the files it imports.
 #[derive(Debug, Clone)]
-pub(crate) struct MappedFile {
-    pub(crate) id: i64,
-    pub(crate) path: String,
-    pub(crate) description: Option<String>,
-    pub(crate) lines: u32,
-    pub(crate) deps: Option<Vec<u8>>,
+pub struct MappedFile {
+    pub id: i64,
+    pub path: String,
+    pub description: Option<String>,
+    pub lines: u32,
+    pub deps: Option<Vec<u8>>,
 }
 
 /// Every parsed file as the map lists it.
@@ -276,17 +276,17 @@ pub(crate) fn mapped_files(conn: &Connection) -> rusqlite::Result<Vec<MappedFile
 
 /// A symbol as the map shows it.
 #[derive(Debug, Clone)]
-pub(crate) struct SymbolInfo {
-    pub(crate) id: i64,
-    pub(crate) file_id: i64,
-    pub(crate) parent: Option<i64>,
-    pub(crate) kind: SymbolKind,
-    pub(crate) qualname: String,
-    pub(crate) signature: String,
-    pub(crate) line: u32,
-    pub(crate) end_line: u32,
+pub struct SymbolInfo {
+    pub id: i64,
+    pub file_id: i64,
+    pub parent: Option<i64>,
+    pub kind: SymbolKind,
+    pub qualname: String,
+    pub signature: String,
+    pub line: u32,
+    pub end_line: u32,
     /// As stored: one per line.
-    pub(crate) decorators: Option<String>,
+    pub decorators: Option<String>,
 }
 
 /// Symbol `id` as the map shows it.
@@ -325,7 +325,7 @@ pub(crate) fn symbols_named_in_file(
 
 /// A blob of `file_data` read on its own.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum FileBlob {
+pub enum FileBlob {
     /// The references the parse found (resolution reads them).
     Refs,
     /// The resolved edges (the map's callees read them).
@@ -351,7 +351,7 @@ pub(crate) fn file_blob(
 
 /// A symbol with its file's path, as `show` and trace read it.
 #[derive(Debug, Clone)]
-pub(crate) struct SymRow {
+pub struct SymRow {
     pub id: i64,
     pub file_id: i64,
     pub path: String,
@@ -443,12 +443,12 @@ pub(crate) fn for_each_file_edges(
 
 /// A symbol's place: its file's path, qualified name, kind and first line.
 #[derive(Debug, Clone)]
-pub(crate) struct SymbolPlace {
-    pub(crate) id: i64,
-    pub(crate) path: String,
-    pub(crate) qualname: String,
-    pub(crate) kind: SymbolKind,
-    pub(crate) line: u32,
+pub struct SymbolPlace {
+    pub id: i64,
+    pub path: String,
+    pub qualname: String,
+    pub kind: SymbolKind,
+    pub line: u32,
 }
 
 /// Calls `f` with every symbol's place, in one pass over the table.
@@ -474,10 +474,10 @@ pub(crate) fn for_each_symbol_place(
 
 /// A file and the stored blob of the files it imports.
 #[derive(Debug, Clone)]
-pub(crate) struct FileDeps {
-    pub(crate) id: i64,
-    pub(crate) path: String,
-    pub(crate) deps: Option<Vec<u8>>,
+pub struct FileDeps {
+    pub id: i64,
+    pub path: String,
+    pub deps: Option<Vec<u8>>,
 }
 
 /// Every file (parsed or not) with what it imports.

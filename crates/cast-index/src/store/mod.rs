@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
-use crate::{AnalyzerError, Result};
+use crate::text::{FileTerms, SymbolTerms};
+use crate::{IndexError, Result};
 
 pub(crate) mod build;
 pub(crate) mod rows;
@@ -104,6 +105,19 @@ CREATE VIRTUAL TABLE file_vocab USING fts5vocab(file_terms, 'row');
 ";
 
 /// Flags stored per file.
+/// A symbol kind as the `symbols.kind` column stores it.
+pub(crate) fn kind_code(k: cast_parser::SymbolKind) -> i64 {
+    i64::from(k.code())
+}
+
+/// The symbol kind a `symbols.kind` value stands for (an unknown code reads as a block).
+pub(crate) fn kind_of(c: i64) -> cast_parser::SymbolKind {
+    u8::try_from(c)
+        .ok()
+        .and_then(cast_parser::SymbolKind::from_code)
+        .unwrap_or(cast_parser::SymbolKind::Block)
+}
+
 pub(crate) const FLAG_SYNTAX_ERRORS: i64 = 1;
 pub(crate) const FLAG_LOSSY: i64 = 2;
 pub(crate) const FLAG_SKIPPED: i64 = 4;
@@ -156,8 +170,8 @@ pub fn default_db_path(root: &Path) -> PathBuf {
     StateDir::of(root).join("index.sqlite")
 }
 
-pub(crate) fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> AnalyzerError + '_ {
-    move |source| AnalyzerError::Db {
+pub(crate) fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+    move |source| IndexError::Db {
         path: path.to_path_buf(),
         source,
     }
@@ -208,13 +222,13 @@ fn prepare_folder(db: &Path) -> Result<()> {
     {
         StateDir::of(root)
             .ensure()
-            .map_err(|e| AnalyzerError::CreateDir {
+            .map_err(|e| IndexError::CreateDir {
                 path: e.path,
                 source: e.source,
             })?;
         return Ok(());
     }
-    std::fs::create_dir_all(dir).map_err(|source| AnalyzerError::CreateDir {
+    std::fs::create_dir_all(dir).map_err(|source| IndexError::CreateDir {
         path: dir.to_path_buf(),
         source,
     })
@@ -453,37 +467,9 @@ pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
     state(conn)
 }
 
-/// The full-text fields of one symbol, each a space-separated string of terms
-/// ([`crate::text`]). Columns of `symbol_terms`, in order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct SymbolTerms {
-    /// The symbol's name (with [`SymbolTerms::name_split`] at its end).
-    pub name: String,
-    /// The terms the name adds for the words it runs together (stored in `symbols` too: the
-    /// second stage reads them there).
-    pub name_split: String,
-    /// The module path and the enclosing classes and functions.
-    pub context: String,
-    /// The parameters and annotations of the signature.
-    pub signature: String,
-    /// The docstring.
-    pub doc: String,
-}
-
-/// The full-text fields of one file. Columns of `file_terms`, in order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct FileTerms {
-    /// The path's words (folders, module name).
-    pub path: String,
-    /// The module docstring (or an HTML title).
-    pub doc: String,
-    /// Every term of the file, each counted at most a few times.
-    pub body: String,
-}
-
 /// Which full-text table a query runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TermTable {
+pub enum TermTable {
     Symbols,
     Files,
 }
@@ -601,7 +587,7 @@ pub(crate) fn history_head(conn: &Connection) -> rusqlite::Result<Option<String>
 
 /// A past commit matched by a query.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CommitMatch {
+pub struct CommitMatch {
     /// BM25 of its message, positive.
     pub score: f64,
     /// The message's first line.
@@ -694,7 +680,7 @@ pub(crate) fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// How many files (of which skipped) and symbols the index holds, as counted when its content
 /// last changed: counting scans whole tables, which every query would pay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Counts {
+pub struct Counts {
     pub files: usize,
     pub skipped: usize,
     pub symbols: usize,

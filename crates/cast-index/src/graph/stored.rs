@@ -1,5 +1,5 @@
 //! The ranks and the file graph as the index stores them: PageRank of symbols and files
-//! computed at each refresh ([`crate::rank`]), encoded into `meta` blobs, and decoded by every
+//! computed at each refresh ([`crate::graph::rank`]), encoded into `meta` blobs, and decoded by every
 //! query, map and `show`.
 
 use std::collections::HashMap;
@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use crate::codec::{Reader, put_varint};
-use crate::rank;
-use crate::resolve::Catalog;
+use crate::graph::rank;
+use crate::graph::resolve::Catalog;
 use crate::store;
 
 /// Ranks as stored: symbol (or file) id → rank.
@@ -20,9 +20,9 @@ pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
 /// looks up a few hundred of them, which is cheaper than hashing all (300 k on a large tree).
 /// Ids and ranks are kept apart, the ranks as stored (`f32`): 12 bytes a symbol rather than 16,
 /// since every query decodes all of them.
-pub(crate) struct SortedRanks {
-    pub(crate) ids: Vec<i64>,
-    pub(crate) ranks: Vec<f32>,
+pub struct SortedRanks {
+    ids: Vec<i64>,
+    ranks: Vec<f32>,
 }
 
 impl SortedRanks {
@@ -47,7 +47,8 @@ impl SortedRanks {
         SortedRanks { ids, ranks }
     }
 
-    pub(crate) fn get(&self, id: i64) -> Option<f64> {
+    /// The rank of `id`, if it has one.
+    pub fn get(&self, id: i64) -> Option<f64> {
         self.ids
             .binary_search(&id)
             .ok()
@@ -55,20 +56,26 @@ impl SortedRanks {
     }
 
     /// Every (id, rank), in id order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
         self.ids
             .iter()
             .zip(&self.ranks)
             .map(|(id, r)| (*id, f64::from(*r)))
     }
 
-    pub(crate) fn len(&self) -> usize {
+    /// How many ids have a rank.
+    pub fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// Whether no id has a rank.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
     }
 
     /// Every id, best rank first (ties by id). Only the head is sorted up front: a map reads
     /// a few hundred ids, and the rest is sorted only if a reader gets that far.
-    pub(crate) fn best_first(&self) -> impl Iterator<Item = i64> {
+    pub fn best_first(&self) -> impl Iterator<Item = i64> {
         const HEAD: usize = 4096;
         let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         let mut head: Vec<(i64, f64)> = self.iter().collect();
@@ -200,12 +207,12 @@ fn encode_file_graph(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<u8> {
 /// `edges[offsets[u]..offsets[u + 1]]`. Decoded on every search, so it costs three allocations
 /// rather than one per file.
 #[derive(Debug, Default)]
-pub(crate) struct Adjacency {
+pub struct Adjacency {
     pub(crate) offsets: Vec<usize>,
     pub(crate) edges: Vec<(u32, f32)>,
 }
 
-impl crate::rank::Neighbours for Adjacency {
+impl crate::graph::rank::Neighbours for Adjacency {
     fn node_count(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
@@ -223,7 +230,7 @@ impl crate::rank::Neighbours for Adjacency {
 /// file count, with the gaps deletions leave), so the positions are a list indexed by id; a
 /// table by hash only when the ids are sparse.
 #[derive(Debug)]
-pub(crate) enum FilePositions {
+pub enum FilePositions {
     /// By id; [`FilePositions::NONE`] where an id has no file.
     Dense(Vec<u32>),
     Sparse(rustc_hash::FxHashMap<i64, u32>),
@@ -253,7 +260,8 @@ impl FilePositions {
     }
 
     /// The position of file `id`, if the graph has it.
-    pub(crate) fn get(&self, id: i64) -> Option<u32> {
+    /// The position of file `id` in the graph, if it is in it.
+    pub fn get(&self, id: i64) -> Option<u32> {
         match self {
             FilePositions::Dense(by_id) => usize::try_from(id)
                 .ok()
@@ -268,10 +276,10 @@ impl FilePositions {
 /// The stored file graph, decoded: file ids by position, each id's position, and the
 /// `(position, weight)` edges by position.
 #[derive(Debug)]
-pub(crate) struct StoredFileGraph {
-    pub(crate) ids: Vec<i64>,
-    pub(crate) pos: FilePositions,
-    pub(crate) adjacency: Adjacency,
+pub struct StoredFileGraph {
+    pub ids: Vec<i64>,
+    pub pos: FilePositions,
+    pub adjacency: Adjacency,
 }
 
 /// The stored file graph (see [`encode_file_graph`]); `None` when the bytes do not read.
@@ -354,5 +362,47 @@ mod tests {
         assert_eq!(got, expected.iter().map(|(id, _)| *id).collect::<Vec<_>>());
         assert_eq!(sorted.get(42), Some(f64::from(((42 * 7919) % 1000) as f32)));
         assert_eq!(sorted.get(10_001), None);
+    }
+}
+
+/// Stored ranks, and on a log scale, 0 to 1 ([`crate::Snapshot::ranks`]).
+pub struct Ranks {
+    pub sorted: SortedRanks,
+    max: f64,
+    n: f64,
+}
+
+impl Ranks {
+    pub(crate) fn new(blob: Option<Vec<u8>>) -> Ranks {
+        let sorted = SortedRanks::decode(&blob.unwrap_or_default());
+        let max = sorted.iter().map(|(_, r)| r).fold(0.0, f64::max);
+        let n = sorted.len().max(1) as f64;
+        Ranks { sorted, max, n }
+    }
+
+    /// The rank on a log scale, 0 to 1.
+    pub fn score(&self, id: i64) -> f64 {
+        let r = self.sorted.get(id).unwrap_or(0.0);
+        if self.max <= 0.0 {
+            return 0.0;
+        }
+        (1.0 + r * self.n).ln() / (1.0 + self.max * self.n).ln()
+    }
+}
+
+/// Which stored ranks [`crate::Snapshot::ranks`] reads.
+#[derive(Debug, Clone, Copy)]
+pub enum RankedTable {
+    Symbols,
+    Files,
+}
+
+impl RankedTable {
+    /// The `meta` key the ranks are stored under.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            RankedTable::Symbols => "symbol_ranks",
+            RankedTable::Files => "file_ranks",
+        }
     }
 }

@@ -1,4 +1,13 @@
 //! The resolved graphs and ranks as plain records, for tests, tools and inspection.
+//!
+//! The graph's own parts: module paths per language ([`modpath`]), resolution of references
+//! and imports to edges ([`resolve`]), PageRank ([`rank`]) and the ranks and file graph as
+//! the index stores them ([`stored`]).
+
+pub mod modpath;
+pub mod rank;
+pub mod resolve;
+pub(crate) mod stored;
 
 use std::collections::HashMap;
 
@@ -7,8 +16,8 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::index::Index;
-use crate::resolve::{How, decode_deps_raw, decode_edges_raw};
 use crate::store::{db_err, rows};
+use resolve::{How, decode_deps_raw, decode_edges_raw};
 
 /// A resolved reference between two symbols.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,8 +102,9 @@ impl Index {
     /// The `limit` symbols of highest PageRank, best first.
     pub fn top_symbols(&self, limit: usize) -> Result<Vec<RankedSymbol>> {
         let names = self.symbol_names()?;
-        let mut ranked: Vec<RankedSymbol> = self
-            .symbol_ranks()?
+        let ranks = self.read(|snap| snap.ranks(stored::RankedTable::Symbols))?;
+        let mut ranked: Vec<RankedSymbol> = ranks
+            .sorted
             .iter()
             .filter_map(|(id, rank)| {
                 names.get(&id).map(|(path, q, kind, line)| RankedSymbol {
@@ -119,13 +129,13 @@ impl Index {
     /// Files by PageRank over the import graph, best first, with what each imports.
     pub fn top_files(&self, limit: usize) -> Result<Vec<RankedFile>> {
         let err = db_err(&self.db_path);
-        let ranks = self.file_ranks()?;
+        let ranks = self.read(|snap| snap.ranks(stored::RankedTable::Files))?;
         let all = rows::files_with_deps(&self.conn).map_err(&err)?;
         let paths: HashMap<i64, String> = all.iter().map(|f| (f.id, f.path.clone())).collect();
         let mut out: Vec<RankedFile> = all
             .into_iter()
             .map(|rows::FileDeps { id, path, deps }| RankedFile {
-                rank: ranks.get(&id).copied().unwrap_or(0.0),
+                rank: ranks.sorted.get(id).unwrap_or(0.0),
                 imports: deps
                     .and_then(|d| decode_deps_raw(&d))
                     .unwrap_or_default()

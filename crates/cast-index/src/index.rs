@@ -1,31 +1,32 @@
-//! Building and refreshing the index: list the files ([`crate::listing`]), hash and parse what
-//! changed, write it, resolve, rank ([`crate::stored_ranks`]).
+//! The open index: building and refreshing it (list the files ([`crate::listing`]), hash and
+//! parse what changed, write it, resolve, rank ([`crate::graph::stored`])) and reading it
+//! ([`Index::read`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cast_parser::{
-    DEFAULT_MAX_FILESIZE, ParsedFile, Reference, Registry, SourceText, SymbolKind, WalkOptions,
-};
+use cast_parser::{DEFAULT_MAX_FILESIZE, ParsedFile, Reference, Registry, SourceText, WalkOptions};
 use cast_workspace::LiveWatch;
 use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codec;
+use crate::graph::modpath::{self, Family};
+use crate::graph::resolve::Catalog;
+use crate::graph::stored::rank_and_store;
 use crate::history::{self, HistoryError};
 use crate::listing::{
     LISTING_DIGEST, Listed, Listing, ListingSource, StatShare, WALK_WATCH, encode_watch,
     is_current, list, list_walking, list_watched, walk_text,
 };
-use crate::modpath::{self, Family};
-use crate::resolve::Catalog;
+use crate::snapshot::Snapshot;
 use crate::store::{
-    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, FileTerms, State, SymbolTerms, build,
-    db_err, rows,
+    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, State, build, db_err, rows,
 };
-use crate::stored_ranks::rank_and_store;
-use crate::{AnalyzerError, Result};
+use crate::store::{kind_code, kind_of};
+use crate::text::{FileTerms, SymbolTerms};
+use crate::{IndexError, Result};
 
 /// When opening an index refreshes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -156,17 +157,6 @@ impl std::fmt::Debug for Index {
             .field("db_path", &self.db_path)
             .finish()
     }
-}
-
-pub(crate) fn kind_code(k: SymbolKind) -> i64 {
-    i64::from(k.code())
-}
-
-pub(crate) fn kind_of(c: i64) -> SymbolKind {
-    u8::try_from(c)
-        .ok()
-        .and_then(SymbolKind::from_code)
-        .unwrap_or(SymbolKind::Block)
 }
 
 /// Parse results that may wait, ahead of the one being written (a slow file holds the rest of
@@ -445,7 +435,7 @@ impl Index {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Index> {
         if !root.is_dir() {
-            return Err(AnalyzerError::RootNotFound {
+            return Err(IndexError::RootNotFound {
                 path: root.to_path_buf(),
             });
         }
@@ -472,7 +462,7 @@ impl Index {
         };
         if needed {
             if options.refresh == Refresh::Never {
-                return Err(AnalyzerError::NoIndex {
+                return Err(IndexError::NoIndex {
                     db: index.db_path.clone(),
                     root: index.root.clone(),
                 });
@@ -501,7 +491,7 @@ impl Index {
         mut query: impl FnMut(&Index) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E>
     where
-        E: From<AnalyzerError>,
+        E: From<IndexError>,
     {
         if options.refresh != Refresh::Always {
             let mut index = Index::open_with(root, options, progress)?;
@@ -538,7 +528,7 @@ impl Index {
         mut query: impl FnMut(&Index) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E>
     where
-        E: From<AnalyzerError>,
+        E: From<IndexError>,
     {
         let walk = match walk {
             Some(w) => w.clone(),
@@ -671,15 +661,34 @@ impl Index {
         &self.root
     }
 
+    /// The parsers, by file extension.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     /// The database file.
     pub fn db_path(&self) -> &Path {
         &self.db_path
     }
 
-    /// Runs `read` on this index's connection in one read transaction
-    /// ([`store::read_snapshot`]): what a query (search, map, show) reads is one state.
-    pub(crate) fn in_snapshot<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
-        store::read_snapshot(&self.conn, db_err(&self.db_path), read)
+    /// Runs `read` on one [`Snapshot`] of the index: one read transaction
+    /// ([`store::read_snapshot`]), so everything a query (search, map, show) reads is one
+    /// state, even while another process refreshes the index.
+    pub fn read<T, E: From<IndexError>>(
+        &self,
+        read: impl FnOnce(&Snapshot<'_>) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        let err = db_err(&self.db_path);
+        let snapshot = Snapshot {
+            conn: &self.conn,
+            second: self.second.as_ref(),
+            root: &self.root,
+            db_path: &self.db_path,
+            registry: &self.registry,
+            memo: &self.memo,
+            all_cores: self.all_cores,
+        };
+        store::read_snapshot(&self.conn, |e| E::from(err(e)), || read(&snapshot))
     }
 
     /// What the last build or refresh through this handle did.
@@ -706,7 +715,7 @@ impl Index {
         listing: Option<Listing>,
     ) -> Result<IndexReport> {
         let report = match self.refresh_once(walk, progress, listing) {
-            Err(AnalyzerError::Db { source, .. }) if store::is_corruption(&source) => {
+            Err(IndexError::Db { source, .. }) if store::is_corruption(&source) => {
                 store::remove_files(&self.db_path);
                 let (conn, _) = store::open(&self.db_path)?;
                 self.conn = conn;
