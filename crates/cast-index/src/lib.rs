@@ -1,10 +1,10 @@
 //! CAST's code index: building it, storing it and reading it back.
 //!
 //! `cast-index` owns, on top of [`cast_parser`]:
-//! - the **build** ([`Index::refresh`]): list the files ([`listing`]), read, hash and parse what
-//!   changed on every core, cut the full-text terms ([`text`]), write files, symbols, parse
-//!   products and terms, resolve references and imports into the call and import graphs
-//!   ([`graph::resolve`]), rank both with PageRank ([`graph::rank`]);
+//! - the **build** ([`Index::refresh`], through the crate's writer): list the files, read, hash
+//!   and parse what changed on every core, cut the full-text terms ([`text`]), write files,
+//!   symbols, parse products and terms, resolve references and imports into the call and import
+//!   graphs ([`graph::resolve`]), rank both with PageRank ([`graph::rank`]);
 //! - the **store**: SQLite at `ROOT/.cast/index.sqlite` (schema, typed rows, FTS5 tables, meta
 //!   blobs); the only module that writes SQL;
 //! - **freshness**: whether the files changed since the last refresh (a `stat` per file, or the
@@ -44,6 +44,7 @@ mod memo;
 mod snapshot;
 mod store;
 pub mod text;
+mod writer;
 
 pub use cast_parser;
 pub use error::{IndexError, Result};

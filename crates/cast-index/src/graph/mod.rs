@@ -167,7 +167,7 @@ impl Index {
             symbols,
             edges: meta("edges")?,
             file_edges: meta("file_edges")?,
-            db_bytes: crate::index::db_bytes(&self.db_path),
+            db_bytes: crate::store::db_bytes(&self.db_path),
         })
     }
 }

@@ -165,6 +165,18 @@ pub(crate) fn unparsed_files(
     rows.collect()
 }
 
+/// The bytes of the database file and its WAL.
+pub(crate) fn db_bytes(db: &Path) -> u64 {
+    ["", "-wal"]
+        .iter()
+        .map(|suffix| {
+            let mut p = db.as_os_str().to_owned();
+            p.push(suffix);
+            std::fs::metadata(PathBuf::from(p)).map_or(0, |m| m.len())
+        })
+        .sum()
+}
+
 /// Where the index of `root` lives by default.
 pub fn default_db_path(root: &Path) -> PathBuf {
     StateDir::of(root).join("index.sqlite")

@@ -1,0 +1,104 @@
+//! What resolution reads back of the index: files, symbols, imports and stored edges, in
+//! memory ([`crate::graph::resolve::Catalog`]), and each file's references.
+
+use std::path::Path;
+
+use cast_parser::Reference;
+use rusqlite::Connection;
+
+use crate::codec;
+use crate::graph::modpath::{self, Family};
+use crate::graph::resolve::Catalog;
+use crate::store::{build, kind_of, rows};
+
+pub(super) type GraphBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// Files, symbols, imports and stored edges, in memory.
+pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<Catalog> {
+    let mut cat = Catalog::default();
+    // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
+    let mut blobs: Vec<GraphBlobs> = Vec::new();
+    build::for_each_catalog_row(conn, |row| {
+        let imports = row
+            .imports
+            .and_then(codec::decode_imports)
+            .unwrap_or_default();
+        let file = cat.add_file(row.id, row.path, row.language, imports);
+        let symtab = row
+            .symtab
+            .and_then(codec::decode_symtab)
+            .unwrap_or_default();
+        let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
+        for e in symtab {
+            let parent = e.parent.and_then(|p| dense.get(p).copied());
+            let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
+            dense.push(idx);
+        }
+        blobs.push((row.edges.map(<[u8]>::to_vec), row.deps.map(<[u8]>::to_vec)));
+    })?;
+    for (i, (edges, deps)) in blobs.into_iter().enumerate() {
+        let e = edges.and_then(|b| cat.decode_edges(&b)).unwrap_or_default();
+        let d = deps.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+        cat.files[i].edges = e;
+        cat.files[i].deps = d;
+    }
+    cat.set_rust_crate_names(rust_crate_names(root, &cat));
+    cat.finish();
+    Ok(cat)
+}
+
+/// The Rust crates of the tree whose `Cargo.toml` names them otherwise than their folder
+/// (`[lib] name`, else `[package] name`): folder name → declared name. A missing or
+/// unreadable manifest leaves the folder's name.
+pub(super) fn rust_crate_names(
+    root: &Path,
+    cat: &Catalog,
+) -> rustc_hash::FxHashMap<String, String> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut names = rustc_hash::FxHashMap::default();
+    for f in cat.files.iter().filter(|f| f.family == Family::Rust) {
+        let Some((dir, folder_name)) = modpath::rust_crate_dir(&f.rel) else {
+            continue;
+        };
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&dir).join("Cargo.toml")) else {
+            continue;
+        };
+        let Ok(manifest) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        let declared = ["lib", "package"].iter().find_map(|section| {
+            manifest
+                .get(*section)
+                .and_then(|s| s.get("name"))
+                .and_then(toml::Value::as_str)
+        });
+        if let Some(declared) = declared.map(|n| n.replace('-', "_"))
+            && declared != folder_name
+        {
+            names.insert(folder_name, declared);
+        }
+    }
+    names
+}
+
+pub(super) fn load_refs(
+    conn: &Connection,
+    cat: &Catalog,
+    ids: &[i64],
+) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let Some(&f) = cat.file_by_id.get(id) else {
+            continue;
+        };
+        let blob = rows::file_blob(conn, *id, rows::FileBlob::Refs)?;
+        let refs = blob
+            .and_then(|b| codec::decode_refs(&b))
+            .unwrap_or_default();
+        out.push((f, refs));
+    }
+    Ok(out)
+}

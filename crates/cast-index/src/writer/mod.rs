@@ -1,0 +1,497 @@
+//! The writer: one refresh of the index as a write transaction.
+//!
+//! [`IndexWriter::write`] lists the files (or takes a listing made a moment ago), reads, hashes
+//! and parses what changed on every core while this thread writes the results in path order
+//! ([`parse`], [`write`]), deletes what went away, re-resolves what the changes touch
+//! ([`catalog`], [`crate::graph::resolve`]), ranks when an edge changed, stores the git
+//! history of a new index, and commits. Readers keep reading the previous state meanwhile
+//! (WAL); a second writer waits for the lock.
+
+mod catalog;
+mod parse;
+mod write;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use cast_parser::{DEFAULT_MAX_FILESIZE, Registry, WalkOptions};
+use rusqlite::Connection;
+use serde::Serialize;
+
+use crate::Result;
+use crate::graph::stored::rank_and_store;
+use crate::history::{self, HistoryError};
+use crate::listing::{
+    LISTING_DIGEST, Listed, Listing, ListingSource, WALK_WATCH, encode_watch, list_walking,
+    walk_text,
+};
+use crate::store::{self, State, build, db_err, rows};
+pub(crate) use catalog::load_catalog;
+use catalog::load_refs;
+use parse::{OldFile, Outcome, PARSE_WINDOW, read_and_parse};
+use write::Writer;
+
+/// What a build or refresh did, for the summary line and for benchmarks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexReport {
+    /// Built from nothing (no index, another schema version, or a corrupt file).
+    pub cold: bool,
+    /// Files in the index now (parsed or skipped).
+    pub files: usize,
+    pub added: usize,
+    /// Files whose content changed and were re-parsed.
+    pub changed: usize,
+    pub deleted: usize,
+    /// Files whose size or mtime changed but whose content hash did not.
+    pub touched: usize,
+    pub unchanged: usize,
+    /// Files not parsed (binary, too large, unreadable); the reasons are in `warnings`.
+    pub skipped: usize,
+    pub symbols: usize,
+    /// Resolved references between symbols.
+    pub edges: usize,
+    /// Resolved imports between files.
+    pub file_edges: usize,
+    /// Files whose references were resolved this time.
+    pub resolved_files: usize,
+    pub rank_iterations: usize,
+    /// Past commits stored as search evidence ([`crate::history`]); 0 outside a git repository.
+    pub commits: usize,
+    pub seconds: f64,
+    /// Seconds spent in each phase: listing and statting, reading + hashing + parsing +
+    /// writing (parsing runs on all cores while one thread writes), resolving references,
+    /// PageRank, storing the git history, and the final commit.
+    pub phases: Phases,
+    pub db_bytes: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Seconds per phase of a build or refresh.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Phases {
+    pub walk: f64,
+    pub parse_and_write: f64,
+    pub load_catalog: f64,
+    pub resolve: f64,
+    pub rank: f64,
+    /// Storing the git history (reading it runs beside the parse on a new index).
+    pub history: f64,
+    pub commit: f64,
+}
+
+/// Progress of a build or refresh, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Listing and statting files.
+    Walking,
+    /// Reading and parsing changed files.
+    Parsing {
+        done: usize,
+        total: usize,
+    },
+    /// Resolving references of this many files.
+    Resolving {
+        files: usize,
+    },
+    Ranking,
+}
+
+/// Writes one refresh of the index through a connection the open [`crate::Index`] lends it.
+pub(crate) struct IndexWriter<'a> {
+    pub(crate) conn: &'a Connection,
+    pub(crate) root: &'a Path,
+    pub(crate) db_path: &'a Path,
+    pub(crate) registry: &'a Registry,
+}
+
+impl IndexWriter<'_> {
+    /// Brings the index up to date with the files on disk in one write transaction (a new
+    /// or unusable file is filled without the WAL), committed whole or rolled back.
+    pub(crate) fn write(
+        &self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+        listing: Option<Listing>,
+    ) -> Result<IndexReport> {
+        let err = db_err(self.db_path);
+        // A new file, or an unusable one emptied first, is filled without the WAL (every page
+        // written once, not twice).
+        store::empty_unusable(self.conn).map_err(&err)?;
+        let bulk = store::begin_bulk(self.conn).map_err(&err)?;
+        let result = build::begin_write(self.conn)
+            .map_err(&err)
+            .and_then(|()| self.update(walk, progress, listing));
+        let result = match result {
+            Ok(mut report) => {
+                let t = Instant::now();
+                let committed = build::commit(self.conn).map_err(&err);
+                if committed.is_ok() && report.cold && !bulk {
+                    // A new index leaves a WAL as large as the database; fold it in now.
+                    build::checkpoint(self.conn);
+                }
+                report.phases.commit = t.elapsed().as_secs_f64();
+                report.seconds += report.phases.commit;
+                report.db_bytes = store::db_bytes(self.db_path);
+                committed.map(|()| report)
+            }
+            Err(e) => {
+                build::rollback(self.conn);
+                Err(e)
+            }
+        };
+        if bulk {
+            // What was built is committed either way; a connection that cannot switch back now
+            // (a reader kept the file busy past the timeout) leaves it to the next `connect`,
+            // which asks for the WAL again.
+            let _ = store::end_bulk(self.conn);
+        }
+        result
+    }
+
+    fn update(
+        &self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+        listing: Option<Listing>,
+    ) -> Result<IndexReport> {
+        let started = Instant::now();
+        let err = db_err(self.db_path);
+        let conn = self.conn;
+        let mut report = IndexReport::default();
+        // Another writer may have finished while we waited for the lock: look again.
+        if store::re_state(conn).map_err(&err)? != State::Ready {
+            store::reset(conn).map_err(&err)?;
+            report.cold = true;
+        }
+
+        let mut phase = Instant::now();
+        let lap = |phase: &mut Instant| {
+            let t = phase.elapsed().as_secs_f64();
+            *phase = Instant::now();
+            t
+        };
+        // A new index reads the git log on a thread of its own while the files are parsed.
+        let history_read = report.cold.then(|| {
+            let root = self.root.to_path_buf();
+            std::thread::spawn(move || history::log(&root))
+        });
+        progress(Progress::Walking);
+        let listing = listing.unwrap_or_else(|| list_walking(conn, self.root, walk, self.registry));
+        let digest = listing.digest();
+        // A new walk replaces the stored watch (or drops it, when it could not be watched); a
+        // listing made from the watch leaves it, since it found the same folders.
+        let watch = match &listing.source {
+            ListingSource::Walked(Some(w)) => {
+                Some(Some(encode_watch(walk, self.registry, w, &listing.listed)))
+            }
+            ListingSource::Walked(None) => Some(None),
+            ListingSource::Watched => None,
+        };
+        let Listing {
+            listed, warnings, ..
+        } = listing;
+        report.warnings.extend(warnings);
+
+        // The stat columns of every file come from a covering index (a no-change refresh reads
+        // nothing else); the hash and interface only of files whose stat changed.
+        let mut old: rustc_hash::FxHashMap<String, OldFile> = rustc_hash::FxHashMap::default();
+        old.reserve(listed.len());
+        build::for_each_file_stat(conn, |id, path, size, mtime_ns| {
+            old.insert(
+                path.to_owned(),
+                OldFile {
+                    id,
+                    listed: false,
+                    size: size as u64,
+                    mtime_ns,
+                    hash: Vec::new(),
+                    iface: None,
+                },
+            );
+        })
+        .map_err(&err)?;
+
+        let mut to_read: Vec<Listed> = Vec::new();
+        {
+            for item in listed {
+                let o = old.get_mut(&item.rel);
+                match o {
+                    Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
+                        o.listed = true;
+                        report.unchanged += 1;
+                    }
+                    Some(o) => {
+                        o.listed = true;
+                        // Listed by the stat scan a moment ago, in the same transaction.
+                        let indexed = build::indexed_content(conn, o.id)
+                            .and_then(|row| row.ok_or(rusqlite::Error::QueryReturnedNoRows))
+                            .map_err(&err)?;
+                        (o.hash, o.iface) = (indexed.hash, indexed.iface);
+                        to_read.push(item);
+                    }
+                    None => to_read.push(item),
+                }
+            }
+        }
+
+        report.phases.walk = lap(&mut phase);
+        let total = to_read.len();
+        let max = walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE);
+        let registry = self.registry;
+        let mut structure_changed = false;
+        let mut parsed_ids: Vec<i64> = Vec::new();
+        // Edges and deps of re-parsed files as they were, to tell whether the graph changed.
+        let mut old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)> = HashMap::new();
+        let writer = Writer { conn };
+
+        // Parsed on every core, written in the listing's order (by path): the same tree always
+        // gets the same file and symbol ids, whichever parse finishes first.
+        let threads = rayon::current_num_threads();
+        let mut done = 0;
+        let write_result: Result<()> = cast_workspace::ordered::for_each_in_order(
+            &to_read,
+            threads,
+            PARSE_WINDOW,
+            |item| {
+                let old_hash = old.get(&item.rel).map(|o| o.hash.as_slice());
+                // A panic while one file is read, parsed or cut into terms (a bug) costs that
+                // file, not the whole index (`LanguageParser::parse` already catches the
+                // parsers' own).
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_and_parse(registry, item, old_hash, max)
+                }))
+                .unwrap_or_else(|_| Outcome::Skipped {
+                    hash: Vec::new(),
+                    reason: cast_parser::ParseError::Panicked.to_string(),
+                })
+            },
+            |i, outcome| {
+                done += 1;
+                if done % 64 == 0 || done == total {
+                    progress(Progress::Parsing { done, total });
+                }
+                let item = &to_read[i];
+                let prev = old.get(&item.rel);
+                match outcome {
+                    Outcome::Touched => {
+                        report.touched += 1;
+                        if let Some(p) = prev {
+                            build::set_file_stat(conn, p.id, item.size as i64, item.mtime_ns)
+                                .map_err(&err)?;
+                        }
+                    }
+                    Outcome::Parsed { hash, file, blobs } => {
+                        if prev.is_some() {
+                            report.changed += 1;
+                        } else {
+                            report.added += 1;
+                        }
+                        if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
+                            structure_changed = true;
+                        }
+                        if let Some(p) = prev {
+                            let before = build::file_graph_blobs(conn, p.id).map_err(&err)?;
+                            if let Some(b) = before {
+                                old_graph.insert(p.id, b);
+                            }
+                        }
+                        let id = writer
+                            .upsert_file(
+                                prev.map(|p| p.id),
+                                item,
+                                &hash,
+                                Some((&file, &blobs)),
+                                None,
+                            )
+                            .map_err(&err)?;
+                        writer
+                            .write_symbols(id, Some((&file, &blobs)), prev.is_none())
+                            .map_err(&err)?;
+                        parsed_ids.push(id);
+                    }
+                    Outcome::Skipped { hash, reason } => {
+                        report
+                            .warnings
+                            .push(format!("skipped {}: {reason}", item.rel));
+                        if prev.is_some_and(|p| p.iface.is_some()) || prev.is_none() {
+                            structure_changed = true;
+                        }
+                        let id = writer
+                            .upsert_file(prev.map(|p| p.id), item, &hash, None, Some(&reason))
+                            .map_err(&err)?;
+                        writer
+                            .write_symbols(id, None, prev.is_none())
+                            .map_err(&err)?;
+                    }
+                }
+                Ok(())
+            },
+        );
+        write_result?;
+        report.phases.parse_and_write = lap(&mut phase);
+        report.deleted = self.delete_missing(&old)?;
+        if report.deleted > 0 {
+            structure_changed = true;
+        }
+        let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
+        // Counting scans whole tables (the files' rows hold large blobs): counted when the
+        // content changed and kept in `meta`, read back otherwise (a no-change refresh is what
+        // every query pays).
+        let stored_counts = if content_changed {
+            None
+        } else {
+            store::counts(conn).map_err(&err)?
+        };
+        let counts = match stored_counts {
+            Some(c) => c,
+            None => {
+                let c = store::count_rows(conn).map_err(&err)?;
+                store::set_counts(conn, c).map_err(&err)?;
+                c
+            }
+        };
+        (report.files, report.skipped, report.symbols) =
+            (counts.files, counts.skipped, counts.symbols);
+        if content_changed {
+            let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
+            report.phases.load_catalog = lap(&mut phase);
+            let targets: Vec<i64> = if structure_changed || report.cold {
+                catalog.files.iter().map(|f| f.id).collect()
+            } else {
+                parsed_ids.clone()
+            };
+            progress(Progress::Resolving {
+                files: targets.len(),
+            });
+            let refs = load_refs(conn, &catalog, &targets).map_err(&err)?;
+            report.resolved_files = refs.len();
+            catalog.resolve_files(&refs);
+            let mut graph_changed = structure_changed || report.cold;
+            {
+                for (f, _) in &refs {
+                    let edges = catalog.encode_edges(*f);
+                    let deps = catalog.encode_deps(*f);
+                    let before = &old_graph.get(&catalog.files[*f as usize].id);
+                    if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
+                        graph_changed = true;
+                    }
+                    let id = catalog.files[*f as usize].id;
+                    build::set_file_graph(conn, id, &edges, &deps).map_err(&err)?;
+                }
+            }
+            report.phases.resolve = lap(&mut phase);
+            // Same edges as before (an edit that changed no reference): the ranks stand.
+            if graph_changed {
+                progress(Progress::Ranking);
+                report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+            }
+            report.phases.rank = lap(&mut phase);
+            report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
+            report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
+            store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
+            store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
+                .map_err(&err)?;
+        } else {
+            report.edges = meta_count(conn, "edges").map_err(&err)?;
+            report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
+        }
+        if content_changed {
+            // Timed on its own: the lap since the last phase also holds freeing the catalog.
+            let started_history = Instant::now();
+            let read = match history_read {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| Err(HistoryError::Failed("git log reader panicked".into())))
+                    .map(Some),
+                None => self.read_history_if_moved().map_err(&err)?,
+            };
+            self.store_history(read, &mut report.warnings)
+                .map_err(&err)?;
+            report.phases.history = started_history.elapsed().as_secs_f64();
+        }
+        report.commits = store::commit_rows(conn).map_err(&err)?;
+        store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
+        store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
+        match watch {
+            // Written only when it changed: it is a large value (a path per file and folder).
+            Some(Some(bytes))
+                if store::get_meta(conn, WALK_WATCH).map_err(&err)?.as_deref()
+                    != Some(bytes.as_slice()) =>
+            {
+                store::set_meta(conn, WALK_WATCH, &bytes).map_err(&err)?
+            }
+            Some(Some(_)) => {}
+            Some(None) => store::delete_meta(conn, WALK_WATCH).map_err(&err)?,
+            None => {}
+        }
+        // Every listed file now has its listed size and mtime in the index.
+        store::set_meta(conn, LISTING_DIGEST, &digest).map_err(&err)?;
+        store::set_meta(conn, "complete", b"1").map_err(&err)?;
+        report.seconds = started.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// The git history when `HEAD` moved since it was stored (`Ok(None)` when it did not).
+    fn read_history_if_moved(
+        &self,
+    ) -> rusqlite::Result<Result<Option<history::Log>, HistoryError>> {
+        let stored = store::history_head(self.conn)?;
+        Ok(match history::head(self.root) {
+            Ok(head) if stored.as_deref() == Some(head.as_str()) => Ok(None),
+            Ok(head) => {
+                history::read(self.root).map(|commits| Some(history::Log { head, commits }))
+            }
+            Err(e) => Err(e),
+        })
+    }
+
+    /// Stores what [`Self::read_history_if_moved`] or the build's reader found (nothing new
+    /// keeps what is stored); no history clears what was stored.
+    fn store_history(
+        &self,
+        read: Result<Option<history::Log>, HistoryError>,
+        warnings: &mut Vec<String>,
+    ) -> rusqlite::Result<()> {
+        let conn = self.conn;
+        match read {
+            Ok(Some(log)) => store::set_history(conn, &log.head, &log.commits),
+            Ok(None) => Ok(()),
+            Err(e) => {
+                if let HistoryError::Failed(message) = e {
+                    warnings.push(format!("git history not used for search: {message}"));
+                }
+                // Cleared only when something is stored (a tree outside git stays as it was).
+                if store::history_head(conn)?.is_some_and(|h| !h.is_empty()) {
+                    store::set_history(conn, "", &[])?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Deletes files that are in the index but were not listed by this walk.
+    fn delete_missing(&self, old: &rustc_hash::FxHashMap<String, OldFile>) -> Result<usize> {
+        let err = db_err(self.db_path);
+        let mut deleted = 0;
+        for f in old.values() {
+            if f.listed {
+                continue;
+            }
+            for id in rows::symbols_of_file(self.conn, f.id).map_err(&err)? {
+                store::delete_symbol_terms(self.conn, id).map_err(&err)?;
+            }
+            store::delete_file_terms(self.conn, f.id).map_err(&err)?;
+            build::delete_file(self.conn, f.id).map_err(&err)?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+}
+
+fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {
+    Ok(store::get_meta(conn, key)?
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0))
+}

@@ -1,0 +1,122 @@
+//! Reading, hashing and parsing one file on a parse thread, with what is stored for it encoded
+//! there too (the writer thread only writes).
+
+use cast_parser::{ParsedFile, Registry, SourceText};
+
+use crate::codec;
+use crate::listing::Listed;
+use crate::store::kind_code;
+use crate::text::{FileTerms, SymbolTerms};
+
+/// Parse results that may wait, ahead of the one being written (a slow file holds the rest of
+/// them in memory meanwhile).
+pub(super) const PARSE_WINDOW: usize = 512;
+
+pub(super) struct OldFile {
+    pub(super) id: i64,
+    /// Listed by this walk (an indexed file that is not is deleted).
+    pub(super) listed: bool,
+    pub(super) size: u64,
+    pub(super) mtime_ns: i64,
+    pub(super) hash: Vec<u8>,
+    pub(super) iface: Option<Vec<u8>>,
+}
+
+/// What is stored for a parsed file, encoded on the parsing thread.
+pub(super) struct Blobs {
+    pub(super) iface: Vec<u8>,
+    pub(super) imports: Vec<u8>,
+    pub(super) refs: Vec<u8>,
+    /// The full-text fields of the file and of each symbol, in the parse's order.
+    pub(super) file_terms: FileTerms,
+    pub(super) symbol_terms: Vec<SymbolTerms>,
+}
+
+pub(super) enum Outcome {
+    /// Same content as indexed: only the stat changed.
+    Touched,
+    Parsed {
+        hash: Vec<u8>,
+        file: Box<ParsedFile>,
+        blobs: Box<Blobs>,
+    },
+    Skipped {
+        hash: Vec<u8>,
+        reason: String,
+    },
+}
+
+pub(super) fn read_and_parse(
+    registry: &Registry,
+    item: &Listed,
+    old_hash: Option<&[u8]>,
+    max_size: u64,
+) -> Outcome {
+    if item.size > max_size {
+        return Outcome::Skipped {
+            hash: Vec::new(),
+            reason: format!(
+                "{} bytes, over the {max_size}-byte limit for parsing",
+                item.size
+            ),
+        };
+    }
+    let bytes = match std::fs::read(&item.path) {
+        Ok(b) => b,
+        Err(err) => {
+            return Outcome::Skipped {
+                hash: Vec::new(),
+                reason: format!("cannot read: {err}"),
+            };
+        }
+    };
+    let hash = blake3::hash(&bytes).as_bytes().to_vec();
+    if old_hash == Some(hash.as_slice()) {
+        return Outcome::Touched;
+    }
+    let Some(language) = registry.for_path(&item.path) else {
+        return Outcome::Skipped {
+            hash,
+            reason: "no parser for this file type".into(),
+        };
+    };
+    let parsed = SourceText::from_bytes(&item.path, bytes).and_then(|source| {
+        let mut parsed = language.parse(&source.text)?;
+        parsed.lossy_utf8 = source.lossy;
+        let terms = crate::text::search_terms(&item.rel, &source.text, &parsed);
+        Ok((parsed, terms))
+    });
+    match parsed {
+        Ok((file, (file_terms, symbol_terms))) => Outcome::Parsed {
+            hash,
+            blobs: Box::new(Blobs {
+                iface: interface_hash(&file),
+                imports: codec::encode_imports(&file.imports),
+                refs: codec::encode_refs(&file.references),
+                file_terms,
+                symbol_terms,
+            }),
+            file: Box::new(file),
+        },
+        Err(err) => Outcome::Skipped {
+            hash,
+            reason: err.to_string(),
+        },
+    }
+}
+
+/// The shape of a file other files can see: its definitions and its imports. When it is the
+/// same after an edit, references elsewhere resolve as before and only this file is re-resolved.
+pub(super) fn interface_hash(file: &ParsedFile) -> Vec<u8> {
+    let mut h = blake3::Hasher::new();
+    for s in &file.symbols {
+        h.update(s.qualname.as_bytes());
+        h.update(&[kind_code(s.kind) as u8, 0]);
+        h.update(&s.parent.map_or(0u64, |p| p as u64 + 1).to_le_bytes());
+        h.update(&s.decorated_line.to_le_bytes());
+        h.update(&s.header_end_line.to_le_bytes());
+    }
+    h.update(b"\x01imports");
+    h.update(&codec::encode_imports(&file.imports));
+    h.finalize().as_bytes().to_vec()
+}

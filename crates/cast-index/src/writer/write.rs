@@ -1,0 +1,163 @@
+//! Writing one parsed file's rows: the file, its symbols (keeping the ids of those that survive
+//! an edit), its parse products and its full-text terms.
+
+use std::collections::HashMap;
+
+use cast_parser::ParsedFile;
+use rusqlite::Connection;
+
+use crate::codec;
+use crate::listing::Listed;
+use crate::store::{self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, build, kind_code};
+
+use super::parse::Blobs;
+
+pub(super) struct Writer<'c> {
+    pub(super) conn: &'c Connection,
+}
+
+impl Writer<'_> {
+    pub(super) fn upsert_file(
+        &self,
+        old: Option<i64>,
+        item: &Listed,
+        hash: &[u8],
+        parsed: Option<(&ParsedFile, &Blobs)>,
+        error: Option<&str>,
+    ) -> rusqlite::Result<i64> {
+        let blobs = parsed.map(|(_, b)| b);
+        let parsed = parsed.map(|(p, _)| p);
+        let flags = match parsed {
+            Some(p) => {
+                (if p.has_syntax_errors() {
+                    FLAG_SYNTAX_ERRORS
+                } else {
+                    0
+                }) | (if p.lossy_utf8 { FLAG_LOSSY } else { 0 })
+            }
+            None => FLAG_SKIPPED,
+        };
+        // A parsed file's first syntax error, for the map; a skipped file's reason.
+        let syntax_error = parsed
+            .and_then(|p| p.syntax_error.as_ref())
+            .map(store::encode_syntax_error);
+        let error = error.or(syntax_error.as_deref());
+        let iface = blobs.map(|b| b.iface.as_slice());
+        let imports = blobs.map(|b| b.imports.as_slice());
+        let refs = blobs.map(|b| b.refs.as_slice());
+        let record = build::FileRecord {
+            rel: &item.rel,
+            size: item.size as i64,
+            mtime_ns: item.mtime_ns,
+            hash,
+            language: parsed.map(|p| p.language),
+            line_count: parsed.map_or(0, |p| i64::from(p.line_count)),
+            description: parsed.and_then(|p| p.description.as_deref()),
+            flags,
+            error,
+        };
+        let id = match old {
+            Some(id) => {
+                build::update_file(self.conn, id, &record)?;
+                store::delete_file_terms(self.conn, id)?;
+                id
+            }
+            None => build::insert_file(self.conn, &record)?,
+        };
+        // The parse products, afresh; the edges are resolved later.
+        build::put_file_data(self.conn, id, iface, imports, refs)?;
+        if let Some(b) = blobs {
+            store::insert_file_terms(self.conn, id, &b.file_terms)?;
+        }
+        Ok(id)
+    }
+
+    /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
+    /// edges from other files into this one stay valid).
+    pub(super) fn write_symbols(
+        &self,
+        file_id: i64,
+        parsed: Option<(&ParsedFile, &Blobs)>,
+        fresh: bool,
+    ) -> rusqlite::Result<()> {
+        let terms = parsed.map_or(&[][..], |(_, b)| b.symbol_terms.as_slice());
+        let parsed = parsed.map(|(p, _)| p);
+        let mut old: HashMap<(String, u32), i64> = HashMap::new();
+        if !fresh {
+            let mut seen: HashMap<String, u32> = HashMap::new();
+            for (id, q) in build::symbol_qualnames(self.conn, file_id)? {
+                let n = seen.entry(q.clone()).or_insert(0);
+                old.insert((q, *n), id);
+                *n += 1;
+            }
+            // Every old row leaves the full-text index; the symbols are indexed afresh below.
+            for id in old.values() {
+                store::delete_symbol_terms(self.conn, *id)?;
+            }
+        }
+        let symbols = parsed.map_or(&[][..], |p| p.symbols.as_slice());
+        let mut ids: Vec<i64> = Vec::with_capacity(symbols.len());
+        let mut seen: HashMap<&str, u32> = HashMap::new();
+        for (ord, s) in symbols.iter().enumerate() {
+            let n = seen.entry(s.qualname.as_str()).or_insert(0);
+            let key = (s.qualname.clone(), *n);
+            *n += 1;
+            let reuse = old.remove(&key);
+            let parent = s.parent.and_then(|p| ids.get(p).copied());
+            let decorators = (!s.decorators.is_empty()).then(|| s.decorators.join("\n"));
+            let (doc_start, doc_end) = s.docstring_lines.unzip();
+            let name_split = terms
+                .get(ord)
+                .map(|t| t.name_split.as_str())
+                .filter(|t| !t.is_empty());
+            let row = build::SymbolRecord {
+                file_id,
+                ord: ord as i64,
+                parent_id: parent,
+                kind: kind_code(s.kind),
+                name: &s.name,
+                qualname: &s.qualname,
+                signature: &s.signature,
+                docstring: s.docstring.as_deref(),
+                start_line: s.start_line,
+                end_line: s.end_line,
+                decorated_line: s.decorated_line,
+                header_end_line: s.header_end_line,
+                doc_start,
+                doc_end,
+                decorators: decorators.as_deref(),
+                start_byte: s.start_byte as i64,
+                end_byte: s.end_byte as i64,
+                name_split,
+            };
+            let id = match reuse {
+                Some(id) => {
+                    build::update_symbol(self.conn, id, &row)?;
+                    id
+                }
+                None => build::insert_symbol(self.conn, &row)?,
+            };
+            ids.push(id);
+            if let Some(t) = terms.get(ord) {
+                store::insert_symbol_terms(self.conn, id, t)?;
+            }
+        }
+        for id in old.into_values() {
+            build::delete_symbol(self.conn, id)?;
+        }
+        let entries: Vec<codec::SymtabEntry> = symbols
+            .iter()
+            .zip(&ids)
+            .map(|(s, id)| codec::SymtabEntry {
+                id: *id,
+                parent: s.parent,
+                kind: kind_code(s.kind),
+                name: s.name.clone(),
+                decorated_line: s.decorated_line,
+                header_end_line: s.header_end_line,
+            })
+            .collect();
+        build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
+        Ok(())
+    }
+}
