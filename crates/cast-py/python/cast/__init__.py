@@ -14,7 +14,7 @@ Example:
     >>> print(index.show(hit.full_name).source)
     >>> cast.apply_edit(reply_text, root=".")   # raises cast.EditRefused with the reason
 
-Results are frozen dataclasses (``cast.results``); errors are :class:`cast.CastError` and its
+Results are dataclasses (``cast.results``); errors are :class:`cast.CastError` and its
 subclasses (``cast.errors``), with CAST's messages. Every call releases the GIL while CAST
 works, so threads run meanwhile. Adapters for agent frameworks, imported only when used:
 ``cast.langchain`` (LangChain and LangGraph tools) and ``cast.pocketflow`` (a PocketFlow node).

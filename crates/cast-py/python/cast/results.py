@@ -1,6 +1,7 @@
 """The typed results of CAST's calls.
 
-Each class is a frozen dataclass whose fields are those of the JSON the ``cast`` command prints
+Each class is a dataclass (not frozen: defining a frozen one costs more than twice as much at
+import) whose fields are those of the JSON the ``cast`` command prints
 with ``--json`` for the same call (the same Rust types serialise both); ``docs/python.md`` lists
 where a result differs from that JSON and why. Kinds (``symbol_kind``, ``tier``, …) are strings,
 as in the JSON.
@@ -87,7 +88,7 @@ def _hints(cls: type) -> Dict[str, Any]:
 # --- L1: the logic map -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class SyntaxError:  # noqa: A001 - CAST's name for it; the builtin stays builtins.SyntaxError
     """Where and why a file does not parse (the first error its parser found).
 
@@ -100,7 +101,7 @@ class SyntaxError:  # noqa: A001 - CAST's name for it; the builtin stays builtin
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class MapError:
     """An error of a trace at a line of a mapped file.
 
@@ -115,7 +116,7 @@ class MapError:
     code: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class MapSymbol:
     """A symbol shown in the map.
 
@@ -144,7 +145,7 @@ class MapSymbol:
     calls_to: List[str]
 
 
-@dataclass(frozen=True)
+@dataclass
 class MapFile:
     """A file shown in the map.
 
@@ -171,7 +172,7 @@ class MapFile:
     syntax_error: Optional[SyntaxError] = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class UnparsedFile:
     """A file of the tree that does not parse.
 
@@ -184,7 +185,7 @@ class UnparsedFile:
     error: SyntaxError
 
 
-@dataclass(frozen=True)
+@dataclass
 class LogicMap:
     """The logic map (L1) of a tree: ``cast map``.
 
@@ -230,7 +231,7 @@ class LogicMap:
 # --- find ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class Scores:
     """The components of a hit's score (``docs/analyzer.md`` gives every weight).
 
@@ -261,7 +262,7 @@ class Scores:
     total: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class Hit:
     """One symbol or file ``find`` ranked.
 
@@ -296,7 +297,7 @@ class Hit:
     scores: Scores
 
 
-@dataclass(frozen=True)
+@dataclass
 class Searched:
     """What a search covered.
 
@@ -309,7 +310,7 @@ class Searched:
     symbols: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class Found:
     """What ``find`` found: ``cast find``.
 
@@ -340,7 +341,7 @@ class Found:
 # --- show ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reference:
     """A reference to or from a shown symbol.
 
@@ -366,7 +367,7 @@ class Reference:
     weight: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class SymbolSource:
     """A symbol's exact source (L3) with its references: ``cast show``.
 
@@ -412,7 +413,7 @@ class SymbolSource:
 # --- skeleton, symbols -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class SkeletonLine:
     """One line of a skeleton.
 
@@ -425,7 +426,7 @@ class SkeletonLine:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class Skeleton:
     """The skeleton (L2) of a file: ``cast skeleton``.
 
@@ -452,7 +453,7 @@ class Skeleton:
         return self.text
 
 
-@dataclass(frozen=True)
+@dataclass
 class Symbol:
     """A symbol: a line of ``cast symbols --json``.
 
@@ -483,7 +484,7 @@ class Symbol:
     root: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class FileProblem:
     """A file skipped (binary, too large, unreadable) or that does not parse.
 
@@ -496,7 +497,7 @@ class FileProblem:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class Symbols:
     """The symbols of a tree: ``cast symbols``.
 
@@ -520,7 +521,7 @@ class Symbols:
 # --- grep, glob, read ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class GrepLine:
     """A matching (or context) line.
 
@@ -539,7 +540,7 @@ class GrepLine:
     cut: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass
 class GrepResult:
     """What ``grep`` found: ``cast grep``.
 
@@ -564,7 +565,7 @@ class GrepResult:
     errors: List[FileProblem]
 
 
-@dataclass(frozen=True)
+@dataclass
 class GlobResult:
     """The files a glob matched: ``cast glob``.
 
@@ -583,7 +584,7 @@ class GlobResult:
     errors: List[FileProblem]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ReadLine:
     """A numbered line of a file.
 
@@ -598,7 +599,7 @@ class ReadLine:
     cut: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass
 class ReadResult:
     """Lines of a file: ``cast read``.
 
@@ -625,7 +626,7 @@ class ReadResult:
 # --- edits -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class Hunk:
     """A changed range of lines.
 
@@ -642,7 +643,7 @@ class Hunk:
     new_lines: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class LineRange:
     """An inclusive range of 1-based lines.
 
@@ -655,7 +656,7 @@ class LineRange:
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class BlockMatch:
     """How a search-replace block matched.
 
@@ -677,7 +678,7 @@ class BlockMatch:
     similarity: Optional[float] = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class ReindentHint:
     """The REPLACE of a block re-indented as the file's indentation would have it.
 
@@ -690,7 +691,7 @@ class ReindentHint:
     replace: List[str]
 
 
-@dataclass(frozen=True)
+@dataclass
 class NewSyntaxError:
     """A syntax error an edit brought into a file that parsed before.
 
@@ -705,7 +706,7 @@ class NewSyntaxError:
     reindent: Optional[ReindentHint] = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class ChangedFile:
     """What an edit did (or in a dry run would do) to one file: a line of ``cast apply --json``.
 
@@ -728,7 +729,7 @@ class ChangedFile:
     new_syntax_error: Optional[NewSyntaxError] = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class UndoEntry:
     """A change set of the undo journal: a line of ``cast undo --json``.
 
@@ -753,7 +754,7 @@ class UndoEntry:
 # --- tools -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class ToolSpec:
     """An agent tool: a line of ``cast tools --json``.
 
@@ -768,7 +769,7 @@ class ToolSpec:
     parameters: Dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ToolResult:
     """The result of one tool call: what ``cast tool`` prints.
 
