@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use cast_analyzer::trace::parse_trace;
-use cast_analyzer::{FindMode, KeptIndex, MapOptions, Scope, relative_pattern};
+use cast_analyzer::{FindMode, KeptIndex, MapOptions, Queries, Scope, relative_pattern};
 use pyo3::prelude::*;
 
 use crate::error::{Failure, to_json_with, without_gil};
