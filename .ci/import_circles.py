@@ -9,7 +9,8 @@ declared in it (`mod x;` then `x::f`); comments and string literals are skipped,
 names the longest module it starts with. Two kinds of use are not counted, as they are how
 Rust code is laid out rather than a tangle: uses of the crate root (`lib.rs` declares the modules
 and re-exports their types; `crate::Result` is a shorthand), and a module's uses of the modules
-it is inside (a child reaching `super::`): a parent's uses of its children count. Usage:
+it is inside (a child reaching `super::`): a parent's uses of its children count. Test modules
+(`#[cfg(test)] mod tests { … }`) are left out: what a test uses is not what the code depends on. Usage:
 `python3 .ci/import_circles.py [CRATES_DIR]`.
 """
 
@@ -58,6 +59,22 @@ def strip_comments_and_strings(text):
             out.append(c)
             i += 1
     return "".join(out)
+
+
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+[a-z_][a-z0-9_]*\s*\{")
+
+
+def without_test_modules(code):
+    """The code without its `#[cfg(test)] mod … { … }` blocks: a test's uses are not the crate's."""
+    while True:
+        m = TEST_MOD.search(code)
+        if not m:
+            return code
+        depth, i = 1, m.end()
+        while i < len(code) and depth:
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            i += 1
+        code = code[: m.start()] + code[i:]
 
 
 def module_of(rel):
@@ -203,7 +220,7 @@ def main():
         graph = {}
         for module, path in modules.items():
             with open(path, encoding="utf-8") as f:
-                code = strip_comments_and_strings(f.read())
+                code = without_test_modules(strip_comments_and_strings(f.read()))
             graph[module] = uses(module, code, modules)
         for comp in circles(graph):
             total += 1

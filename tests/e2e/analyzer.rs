@@ -160,6 +160,50 @@ fn find_takes_a_one_word_query_as_a_name() {
     );
 }
 
+/// A task pasted from a list starts with a dash; it is the query, not an option, for `find`
+/// and for `map --focus`, and the flags after it still count.
+#[test]
+fn regression_a_query_that_starts_with_a_dash_is_a_query() {
+    let dir = project();
+    let out = cast()
+        .args([
+            "find",
+            "--files",
+            "- apply the discount code",
+            "--json",
+            "--root",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let dashed = json_lines(&out.get_output().stdout);
+    let out = cast()
+        .args([
+            "find",
+            "--files",
+            "apply the discount code",
+            "--json",
+            "--root",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    assert_eq!(dashed, json_lines(&out.get_output().stdout));
+    assert!(dashed.iter().all(|h| h["kind"] == "file"), "{dashed:?}");
+    cast()
+        .args([
+            "map",
+            "--focus",
+            "- apply the discount code",
+            "--budget",
+            "400",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("apply_discount"));
+}
+
 #[test]
 fn find_ranks_symbols_and_shows_scores_in_json() {
     let dir = project();

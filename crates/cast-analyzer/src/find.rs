@@ -1354,7 +1354,7 @@ impl Reader<'_> {
                 doc: row
                     .description
                     .as_deref()
-                    .map(|d| first_line(&crate::map::lead_paragraph(d))),
+                    .map(|d| first_line(&crate::description::lead_paragraph(d))),
                 path: row.path,
                 matches,
                 past_commit: ev.history.get(id).map(|past| past.subject.clone()),

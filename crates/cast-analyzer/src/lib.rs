@@ -34,6 +34,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod bodies;
+mod description;
 mod error;
 mod find;
 mod map;

@@ -44,8 +44,9 @@ use crate::{Exit, Out};
     after_help = "Examples:\n  cast find \"parse an HTTP date\" --root /usr/lib/python3.11\n  cast find quote_plus --top 3 --json\n  cast find \"retry a request\" --files --in src/http --in '!src/http/tests'"
 )]
 pub struct Args {
-    /// What to look for: words, or an identifier.
-    #[arg(value_name = "QUERY")]
+    /// What to look for: words, or an identifier. It may start with a dash (a task pasted
+    /// from a list: `cast find --files "- fix nested blueprints"`).
+    #[arg(value_name = "QUERY", allow_hyphen_values = true)]
     query: String,
     /// The root of the code base.
     #[arg(long, value_name = "PATH", default_value = ".")]

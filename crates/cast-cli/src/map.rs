@@ -44,8 +44,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// A task in words: the files and symbols it is about come first (ranked as `cast find`
-    /// ranks them), then the rest by PageRank.
-    #[arg(long, value_name = "TASK")]
+    /// ranks them), then the rest by PageRank. It may start with a dash (`--focus "- fix
+    /// nested blueprints"`).
+    #[arg(long, value_name = "TASK", allow_hyphen_values = true)]
     focus: Option<String>,
     /// Map only these files, with the index of PATH: a folder or file (`src/http`, relative to
     /// PATH) or a glob (`*.rs`, `/docs/**`), as `cast find --in` reads them; after `!`, leave

@@ -1156,7 +1156,12 @@ impl Catalog {
 
     /// Resolves the given files (dense indexes) from their references: base classes first for
     /// all of them, then everything else.
-    pub(crate) fn resolve_files(&mut self, files: &[(u32, Vec<Reference>)]) {
+    /// The first pass of resolution: the inheritance edges of `files` (each with its
+    /// references), replacing what they had. Base classes are resolved first because
+    /// `self.method()` looks through them; [`Self::rebuild_bases`] then reads these edges. A
+    /// file's inheritance edges depend on the catalog and its own references only, so the files
+    /// may come in batches.
+    pub(crate) fn resolve_inherits(&mut self, files: &[(u32, Vec<Reference>)]) {
         use rayon::prelude::*;
         let inherits: Vec<Vec<Edge>> = files
             .par_iter()
@@ -1165,7 +1170,12 @@ impl Catalog {
         for ((f, _), edges) in files.iter().zip(inherits) {
             self.files[*f as usize].edges = edges;
         }
-        self.rebuild_bases();
+    }
+
+    /// The second pass, after every file's first pass and [`Self::rebuild_bases`]: the other
+    /// edges and the imports of `files`, in batches as the first.
+    pub(crate) fn resolve_rest(&mut self, files: &[(u32, Vec<Reference>)]) {
+        use rayon::prelude::*;
         let rest: Vec<(Vec<Edge>, Vec<Dep>)> = files
             .par_iter()
             .map(|(f, refs)| (self.resolve_refs(*f, refs, false), self.resolve_deps(*f)))

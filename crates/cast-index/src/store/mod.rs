@@ -294,6 +294,16 @@ pub(crate) fn read_by_copy(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA mmap_size=0;")
 }
 
+/// How many bytes of the file `conn` reads through its memory map (0: by copying).
+pub(crate) fn mmap_size(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA mmap_size", [], |r| r.get(0))
+}
+
+/// Has `conn` read up to `bytes` of the file through its memory map (0: by copying).
+pub(crate) fn set_mmap_size(conn: &Connection, bytes: i64) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!("PRAGMA mmap_size={bytes};"))
+}
+
 /// A file of at most this many pages holds nothing worth a journal (a new file, or one made
 /// and never filled).
 const BULK_MAX_PAGES: i64 = 64;

@@ -97,6 +97,11 @@ pub enum Progress {
     Ranking,
 }
 
+/// Files whose references resolution holds at once (a file's are decoded from its stored blob
+/// for each of the two passes): enough to keep every core busy, few enough that the whole
+/// tree's references are never in memory together.
+const RESOLVE_BATCH: usize = 1024;
+
 /// Writes one refresh of the index through a connection the open [`crate::Index`] lends it.
 pub(crate) struct IndexWriter<'a> {
     pub(crate) conn: &'a Connection,
@@ -109,6 +114,24 @@ impl IndexWriter<'_> {
     /// Brings the index up to date with the files on disk in one write transaction (a new
     /// or unusable file is filled without the WAL), committed whole or rolled back.
     pub(crate) fn write(
+        &self,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+        listing: Option<Listing>,
+    ) -> Result<IndexReport> {
+        let err = db_err(self.db_path);
+        // The writer reads its own rows by copying pages through the bounded page cache, not
+        // through the memory map: every mapped page it touched would stay in its resident
+        // memory, which would then grow with the database (a cold build of the stdlib with
+        // site-packages touches most of its 177 MB). Readers keep the map.
+        let mapped = store::mmap_size(self.conn).map_err(&err)?;
+        store::set_mmap_size(self.conn, 0).map_err(&err)?;
+        let written = self.write_unmapped(walk, progress, listing);
+        let restored = store::set_mmap_size(self.conn, mapped).map_err(&err);
+        written.and_then(|report| restored.map(|()| report))
+    }
+
+    fn write_unmapped(
         &self,
         walk: &WalkOptions,
         progress: &mut dyn FnMut(Progress),
@@ -364,11 +387,18 @@ impl IndexWriter<'_> {
             progress(Progress::Resolving {
                 files: targets.len(),
             });
-            let refs = load_refs(conn, &catalog, &targets).map_err(&err)?;
-            report.resolved_files = refs.len();
-            catalog.resolve_files(&refs);
+            // The references of a batch of files at a time, not of the whole tree: they are
+            // read twice (once per pass) but never all held at once.
+            for batch in targets.chunks(RESOLVE_BATCH) {
+                let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
+                catalog.resolve_inherits(&refs);
+            }
+            catalog.rebuild_bases();
             let mut graph_changed = structure_changed || report.cold;
-            {
+            for batch in targets.chunks(RESOLVE_BATCH) {
+                let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
+                report.resolved_files += refs.len();
+                catalog.resolve_rest(&refs);
                 for (f, _) in &refs {
                     let edges = catalog.encode_edges(*f);
                     let deps = catalog.encode_deps(*f);
