@@ -46,6 +46,11 @@ pub(crate) fn apply_edit(
         let mut edits = match &target {
             Some(target) => {
                 let resolved = workspace.resolve(target, Access::Write)?;
+                if resolved.rel.is_empty() {
+                    return Err(Failure::new(format!(
+                        "{target:?} is the workspace root; name the file to edit"
+                    )));
+                }
                 let parsed = Edit::parse_for(format, &edit, target, |name| {
                     names_file(workspace.root(), name, &resolved.lexical)
                         || names_file(workspace.root(), name, &resolved.real)

@@ -96,5 +96,7 @@ def test_edits_stay_inside_the_root(tree: Path) -> None:
         cast.apply_edit(FIX, "../elsewhere.py", root=tree)
     with pytest.raises(cast.OutsideWorkspace):
         cast.apply_edit("------- SEARCH\n=======\nx\n+++++++ REPLACE\n", ".git/config", root=tree)
+    with pytest.raises(cast.CastError, match="is the workspace root"):
+        cast.apply_edit("------- SEARCH\n=======\nx\n+++++++ REPLACE\n", ".", root=tree)
     with pytest.raises(cast.CastError, match="unknown edit format"):
         cast.apply_edit(FIX, "shop/pricing.py", root=tree, format="patchwork")

@@ -33,6 +33,8 @@ def test_tool_calls_are_confined_to_the_root(tree: Path) -> None:
         box.call("read_file", {"target_file": "../../etc/passwd", "explanation": "x"})
     with pytest.raises(cast.InvalidToolCall, match="unknown field"):
         box.call("finish", {"answer": "x"})
+    with pytest.raises(cast.InvalidToolCall, match="must be a JSON object"):
+        box.call("finish", ["done"])  # type: ignore[arg-type]
     with pytest.raises(cast.InvalidToolCall, match="unknown tool"):
         box.call("no_such_tool", {})
     with pytest.raises(cast.ToolRefused, match="commands are off"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
+from .errors import InvalidToolCall
 from .results import (
     ChangedFile,
     Found,
@@ -529,6 +530,10 @@ class Toolbox:
             OutsideWorkspace: A path outside the root.
             ToolRefused: A disabled tool, or a command that could not be confined.
         """
+        if args is not None and not isinstance(args, Mapping):
+            raise InvalidToolCall(
+                f"the arguments of {name} must be a JSON object (a dict), not {type(args).__name__}"
+            )
         raw = self._native.call(name, json.dumps(dict(args or {})))
         return build(ToolResult, json.loads(raw))
 
