@@ -1,12 +1,15 @@
 //! `cast symbols`: list the symbols of files and folders.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use cast_parser::{
-    DEFAULT_MAX_FILESIZE, ParseError, Registry, SymbolKind, WalkOptions, parse_tree,
+    DEFAULT_MAX_FILESIZE, ParseError, Registry, Symbol, SymbolKind, SyntaxError, WalkOptions,
+    relative, source_paths,
 };
+use cast_workspace::ordered::for_each_in_order;
 use serde::Serialize;
 
 use crate::output::{stderr_is_terminal, warn};
@@ -18,8 +21,10 @@ use crate::{Exit, Out};
 /// styles and headings.
 ///
 /// Folders are walked as ripgrep walks them: .gitignore and .ignore are respected and hidden
-/// files are skipped (see --no-ignore and --hidden). Files are parsed on all cores. A file with
-/// syntax errors still lists what the parser recovered, with a warning.
+/// files are skipped (see --no-ignore and --hidden). Files are parsed on all cores and printed
+/// as they are parsed, in the order below (a file's symbols wait only for the files before it,
+/// so memory stays bounded whatever the tree's size). A file with syntax errors still lists
+/// what the parser recovered, with a warning.
 ///
 /// Text output: `PATH:START-END KIND QUALNAME  SIGNATURE`, one symbol a line. With --json, one
 /// object a line with the fields `path` (relative to the PATH given), `kind`, `name`,
@@ -76,13 +81,27 @@ struct Row<'a> {
     root: &'a str,
 }
 
+/// Parsed results waiting to be printed, at most, beyond the one printed next: what bounds the
+/// memory of a run whatever the tree's size (each holds one file's printed rows).
+const WINDOW: usize = 256;
+
+/// What one file gives the listing, made on a parser thread: its rows already formatted, so
+/// that the printing thread only writes bytes.
+enum Listed {
+    Skipped(ParseError),
+    Parsed {
+        syntax_error: Option<SyntaxError>,
+        lossy_utf8: bool,
+        rows: usize,
+        bytes: Vec<u8>,
+    },
+}
+
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global()
-            .context("cannot start the parser threads")?;
-    }
+    let threads = match args.threads {
+        Some(threads) => threads.max(1),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     for path in &args.paths {
         if !path.exists() {
             bail!("{}: no such file or folder", path.display());
@@ -98,70 +117,75 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let several_roots = args.paths.len() > 1;
     for root in &args.paths {
         let root_text = root.to_string_lossy();
-        let outcomes = parse_tree(root, &options, &registry);
-        let mut rows = Vec::new();
-        for outcome in &outcomes {
-            let parsed = match &outcome.result {
-                Ok(parsed) => parsed,
-                Err(err) => {
-                    skipped += 1;
-                    report_skip(&outcome.rel, err);
-                    continue;
-                }
-            };
-            files += 1;
-            if let Some(error) = &parsed.syntax_error {
-                warn(format_args!(
-                    "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
-                    outcome.rel, error.line, error.message
-                ));
-            }
-            if parsed.lossy_utf8 {
-                warn(format_args!(
-                    "{}: not valid UTF-8; decoded lossily",
-                    outcome.rel
-                ));
-            }
-            for s in &parsed.symbols {
-                if !args.kind.is_empty() && !args.kind.contains(&s.kind) {
-                    continue;
-                }
-                rows.push(Row {
-                    path: &outcome.rel,
-                    kind: s.kind,
-                    name: &s.name,
-                    qualname: &s.qualname,
-                    start_line: s.start_line,
-                    end_line: s.end_line,
-                    language: parsed.language,
-                    signature: &s.signature,
-                    decorated_line: s.decorated_line,
-                    doc: s.docstring.as_deref().and_then(|d| d.lines().next()),
-                    root: &root_text,
-                });
-            }
-        }
-        rows.sort_by(|a, b| {
-            (a.path, a.start_line, a.qualname).cmp(&(b.path, b.start_line, b.qualname))
-        });
-        symbols += rows.len();
-        for row in &rows {
-            if args.json {
-                out.json(row)?;
+        // A file is shown by its path relative to the root, or, among several roots, joined
+        // to its root (a root that is a file by the root itself).
+        let root_is_file = root.is_file();
+        let shown = |rel: &str| -> String {
+            if several_roots && root_is_file {
+                root_text.clone().into_owned()
+            } else if several_roots {
+                root.join(rel).to_string_lossy().into_owned()
             } else {
-                let shown = if several_roots && root.is_file() {
-                    root.to_string_lossy().into_owned()
-                } else if several_roots {
-                    root.join(row.path).to_string_lossy().into_owned()
-                } else {
-                    row.path.to_owned()
-                };
-                out.line(&format!(
-                    "{}:{}-{} {} {}  {}",
-                    shown, row.start_line, row.end_line, row.kind, row.qualname, row.signature
-                ))?;
+                rel.to_owned()
+            }
+        };
+        // Sorted by relative path; each file's rows are sorted by (start_line, qualname), so
+        // the listing is in (path, start_line, qualname) order as each file is handed on.
+        let (found, walk_errors) = source_paths(root, &options, &registry);
+        for outcome in walk_errors {
+            if let Err(err) = &outcome.result {
+                skipped += 1;
+                report_skip(&outcome.rel, err);
             }
         }
+        // Made on the parser threads: the file's text as the listing names it, and its rows.
+        let list = |rel: &Box<Path>| -> (String, Listed) {
+            let path = if root_is_file {
+                root.clone()
+            } else {
+                root.join(rel)
+            };
+            let rel = relative(root, &path);
+            let shown = if args.json {
+                String::new()
+            } else {
+                shown(&rel)
+            };
+            let listed = list_file(&registry, &args, &path, &rel, &shown, &root_text);
+            (rel, listed)
+        };
+        for_each_in_order(
+            &found,
+            threads,
+            WINDOW,
+            list,
+            |_, (rel, listed)| match listed {
+                Listed::Skipped(err) => {
+                    skipped += 1;
+                    report_skip(&rel, &err);
+                    Ok(())
+                }
+                Listed::Parsed {
+                    syntax_error,
+                    lossy_utf8,
+                    rows,
+                    bytes,
+                } => {
+                    files += 1;
+                    if let Some(error) = syntax_error {
+                        warn(format_args!(
+                            "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
+                            rel, error.line, error.message
+                        ));
+                    }
+                    if lossy_utf8 {
+                        warn(format_args!("{rel}: not valid UTF-8; decoded lossily"));
+                    }
+                    symbols += rows;
+                    out.bytes(&bytes)
+                }
+            },
+        )?;
     }
     if stderr_is_terminal() {
         warn(format_args!(
@@ -174,6 +198,61 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// Parses one file and formats its rows (those of the kinds asked for), sorted by
+/// (start_line, qualname): `rel` is its path in JSON, `shown` in text.
+fn list_file(
+    registry: &Registry,
+    args: &Args,
+    path: &Path,
+    rel: &str,
+    shown: &str,
+    root_text: &str,
+) -> Listed {
+    let parsed = match registry.parse_file_symbols(path, args.max_filesize) {
+        Ok(parsed) => parsed,
+        Err(err) => return Listed::Skipped(err),
+    };
+    let mut rows: Vec<&Symbol> = parsed
+        .symbols
+        .iter()
+        .filter(|s| args.kind.is_empty() || args.kind.contains(&s.kind))
+        .collect();
+    rows.sort_by(|a, b| (a.start_line, &a.qualname).cmp(&(b.start_line, &b.qualname)));
+    let mut bytes = Vec::new();
+    for s in &rows {
+        if args.json {
+            let row = Row {
+                path: rel,
+                kind: s.kind,
+                name: &s.name,
+                qualname: &s.qualname,
+                start_line: s.start_line,
+                end_line: s.end_line,
+                language: parsed.language,
+                signature: &s.signature,
+                decorated_line: s.decorated_line,
+                doc: s.docstring.as_deref().and_then(|d| d.lines().next()),
+                root: root_text,
+            };
+            // Neither writing into a Vec nor serialising these fields can fail.
+            let _ = serde_json::to_writer(&mut bytes, &row);
+            bytes.push(b'\n');
+        } else {
+            let _ = writeln!(
+                bytes,
+                "{}:{}-{} {} {}  {}",
+                shown, s.start_line, s.end_line, s.kind, s.qualname, s.signature
+            );
+        }
+    }
+    Listed::Parsed {
+        syntax_error: parsed.syntax_error,
+        lossy_utf8: parsed.lossy_utf8,
+        rows: rows.len(),
+        bytes,
+    }
 }
 
 fn report_skip(rel: &str, err: &ParseError) {

@@ -139,6 +139,10 @@ impl LanguageParser for &'static TreeSitterLanguage {
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         (**self).parse_text(text)
     }
+
+    fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        (**self).parse_symbols_text(text)
+    }
 }
 
 /// The grammar and the four queries, with the capture indexes the extractor reads.

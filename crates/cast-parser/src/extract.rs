@@ -38,14 +38,23 @@ impl LanguageParser for TreeSitterLanguage {
 
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         let compiled = self.compiled()?;
-        extract(self.description(), compiled, text)
+        extract(self.description(), compiled, text, true)
+    }
+
+    /// Symbols only: the reference and import queries are not run.
+    fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        let compiled = self.compiled()?;
+        extract(self.description(), compiled, text, false)
     }
 }
 
+/// Parses `text` and runs the description's queries over it; the references and imports only
+/// when `references_and_imports` (a listing of symbols needs neither).
 pub(crate) fn extract(
     d: &LanguageDescription,
     c: &Compiled,
     text: &str,
+    references_and_imports: bool,
 ) -> Result<ParsedFile, ParseError> {
     if u32::try_from(text.len()).is_err() {
         // tree-sitter's offsets are 32-bit.
@@ -64,6 +73,18 @@ pub(crate) fn extract(
     let defs = definitions(c, &mut cursor, root, text);
     let lines = LineIndex::new(text);
     let symbols = build_symbols(d, &defs, &docs, text, &lines);
+    if !references_and_imports {
+        return Ok(ParsedFile {
+            language: d.name,
+            symbols,
+            imports: Vec::new(),
+            references: Vec::new(),
+            description: docs.module,
+            line_count: count_lines(text),
+            syntax_error: crate::ts::first_error(root, text),
+            lossy_utf8: false,
+        });
+    }
     // References and imports belong to the definition whose body holds them; those in a
     // header (a base class, a default value) belong to the enclosing scope, as in Python, and
     // the analyzer finds the definition by its header's lines.

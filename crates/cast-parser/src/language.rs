@@ -22,6 +22,23 @@ pub trait LanguageParser: Send + Sync {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.parse_text(text)))
             .unwrap_or(Err(ParseError::Panicked))
     }
+
+    /// What a listing of symbols (`cast symbols`) needs of a text: the [`ParsedFile`] of
+    /// [`LanguageParser::parse_text`] with the same symbols, syntax error and line count, whose
+    /// imports and references a parser may leave empty to save the work. By default the whole
+    /// parse.
+    fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        self.parse_text(text)
+    }
+
+    /// [`LanguageParser::parse_symbols_text`], a panic turned into [`ParseError::Panicked`]
+    /// as [`LanguageParser::parse`] does.
+    fn parse_symbols(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.parse_symbols_text(text)
+        }))
+        .unwrap_or(Err(ParseError::Panicked))
+    }
 }
 
 /// Languages by extension. [`Registry::default`] knows Python, HTML and every described
@@ -105,9 +122,26 @@ impl Registry {
     /// Reads and parses one file. Binary files, files over `max_size` bytes and unknown
     /// extensions are errors (see [`ParseError::is_skip`]).
     pub fn parse_file(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
+        self.read_and_parse(path, max_size, |language, text| language.parse(text))
+    }
+
+    /// [`Registry::parse_file`] for a listing of symbols: the file's imports and references may
+    /// be left empty (see [`LanguageParser::parse_symbols_text`]).
+    pub fn parse_file_symbols(&self, path: &Path, max_size: u64) -> Result<ParsedFile, ParseError> {
+        self.read_and_parse(path, max_size, |language, text| {
+            language.parse_symbols(text)
+        })
+    }
+
+    fn read_and_parse(
+        &self,
+        path: &Path,
+        max_size: u64,
+        parse: impl FnOnce(&dyn LanguageParser, &str) -> Result<ParsedFile, ParseError>,
+    ) -> Result<ParsedFile, ParseError> {
         let language = self.for_path(path).ok_or_else(|| self.unsupported(path))?;
         let source = SourceText::read(path, max_size)?;
-        let mut parsed = language.parse(&source.text)?;
+        let mut parsed = parse(language, &source.text)?;
         parsed.lossy_utf8 = source.lossy;
         Ok(parsed)
     }

@@ -74,4 +74,4 @@ pub use language::{LanguageParser, Registry};
 pub use model::{Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind, SyntaxError};
 pub use python::Python;
 pub use source::{DEFAULT_MAX_FILESIZE, SourceText};
-pub use walk::{FileOutcome, parse_tree, source_files, source_files_watched};
+pub use walk::{FileOutcome, parse_tree, source_files, source_files_watched, source_paths};

@@ -34,28 +34,44 @@ impl LanguageParser for Python {
     }
 
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
-        if u32::try_from(text.len()).is_err() {
-            // Ruff's offsets are 32-bit.
-            return Err(ParseError::TooLarge {
-                path: "<text>".into(),
-                size: text.len() as u64,
-                limit: u64::from(u32::MAX),
-            });
-        }
-        // The parser itself grows its stack as it nests; walking the tree and dropping it
-        // recurse too, so both run on a stack sized for the deepest nesting the tokens allow.
-        let parsed = ruff_python_parser::parse_unchecked_source(text, PySourceType::Python);
-        let need = depth_bound(parsed.tokens()).saturating_mul(BYTES_PER_LEVEL) + STACK_SLACK;
-        let work = move || {
-            let file = extract(&parsed, text);
-            drop(parsed);
-            file
-        };
-        if stacker::remaining_stack().is_some_and(|left| left > need) {
-            Ok(work())
-        } else {
-            Ok(stacker::grow(need, work))
-        }
+        parse(text, Wanted::Everything)
+    }
+
+    /// Symbols only: the walk leaves expressions alone, so no references nor imports are made.
+    fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
+        parse(text, Wanted::Symbols)
+    }
+}
+
+/// What a parse extracts: everything, or only what a listing of symbols shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Everything,
+    Symbols,
+}
+
+fn parse(text: &str, wanted: Wanted) -> Result<ParsedFile, ParseError> {
+    if u32::try_from(text.len()).is_err() {
+        // Ruff's offsets are 32-bit.
+        return Err(ParseError::TooLarge {
+            path: "<text>".into(),
+            size: text.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    // The parser itself grows its stack as it nests; walking the tree and dropping it
+    // recurse too, so both run on a stack sized for the deepest nesting the tokens allow.
+    let parsed = ruff_python_parser::parse_unchecked_source(text, PySourceType::Python);
+    let need = depth_bound(parsed.tokens()).saturating_mul(BYTES_PER_LEVEL) + STACK_SLACK;
+    let work = move || {
+        let file = extract(&parsed, text, wanted);
+        drop(parsed);
+        file
+    };
+    if stacker::remaining_stack().is_some_and(|left| left > need) {
+        Ok(work())
+    } else {
+        Ok(stacker::grow(need, work))
     }
 }
 
@@ -93,7 +109,11 @@ fn depth_bound(tokens: &Tokens) -> usize {
     deepest + 16
 }
 
-fn extract(parsed: &ruff_python_parser::Parsed<ast::ModModule>, text: &str) -> ParsedFile {
+fn extract(
+    parsed: &ruff_python_parser::Parsed<ast::ModModule>,
+    text: &str,
+    wanted: Wanted,
+) -> ParsedFile {
     let lines = LineIndex::new(text);
     let module = parsed.syntax();
     let mut extractor = Extractor {
@@ -104,6 +124,7 @@ fn extract(parsed: &ruff_python_parser::Parsed<ast::ModModule>, text: &str) -> P
         imports: Vec::new(),
         references: Vec::new(),
         scopes: Vec::new(),
+        references_and_imports: wanted == Wanted::Everything,
     };
     extractor.visit_body(&module.body);
     let description = extractor.docstring(&module.body).map(|(doc, _)| doc);
@@ -149,6 +170,9 @@ struct Extractor<'s> {
     imports: Vec<Import>,
     references: Vec<Reference>,
     scopes: Vec<Scope>,
+    /// Whether references and imports are recorded (not for a listing of symbols, which
+    /// then never walks into an expression).
+    references_and_imports: bool,
 }
 
 /// What a `def` and a `class` statement have in common.
@@ -174,12 +198,14 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     body: &def.body,
                     is_class: false,
                 });
-                if let Some(type_params) = &def.type_params {
-                    self.visit_type_params(type_params);
-                }
-                self.visit_parameters(&def.parameters);
-                if let Some(returns) = &def.returns {
-                    self.visit_annotation(returns);
+                if self.references_and_imports {
+                    if let Some(type_params) = &def.type_params {
+                        self.visit_type_params(type_params);
+                    }
+                    self.visit_parameters(&def.parameters);
+                    if let Some(returns) = &def.returns {
+                        self.visit_annotation(returns);
+                    }
                 }
                 self.visit_body(&def.body);
                 self.leave(entered);
@@ -193,24 +219,30 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     body: &class.body,
                     is_class: true,
                 });
-                if let Some(type_params) = &class.type_params {
-                    self.visit_type_params(type_params);
-                }
-                if let Some(arguments) = &class.arguments {
-                    for keyword in &arguments.keywords {
-                        self.visit_keyword(keyword);
+                if self.references_and_imports {
+                    if let Some(type_params) = &class.type_params {
+                        self.visit_type_params(type_params);
+                    }
+                    if let Some(arguments) = &class.arguments {
+                        for keyword in &arguments.keywords {
+                            self.visit_keyword(keyword);
+                        }
                     }
                 }
                 self.visit_body(&class.body);
                 self.leave(entered);
             }
-            Stmt::Import(import) => self.import(import),
-            Stmt::ImportFrom(import) => self.import_from(import),
+            Stmt::Import(import) if self.references_and_imports => self.import(import),
+            Stmt::ImportFrom(import) if self.references_and_imports => self.import_from(import),
             _ => visitor::walk_stmt(self, stmt),
         }
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
+        if !self.references_and_imports {
+            // No definition is inside an expression (a lambda is no symbol).
+            return;
+        }
         match expr {
             Expr::Call(call) => {
                 self.callee(&call.func, RefKind::Call);
@@ -264,10 +296,14 @@ impl<'a> Extractor<'a> {
         let mut decorators = Vec::with_capacity(def.decorators.len());
         for decorator in def.decorators {
             decorators.push(ts::one_line(self.text(decorator.expression.range()), 200));
-            self.callee(&decorator.expression, RefKind::Decorator);
+            if self.references_and_imports {
+                self.callee(&decorator.expression, RefKind::Decorator);
+            }
         }
-        for base in def.bases {
-            self.callee(base, RefKind::Inherit);
+        if self.references_and_imports {
+            for base in def.bases {
+                self.callee(base, RefKind::Inherit);
+            }
         }
         if def.name.as_str().is_empty() {
             return false;

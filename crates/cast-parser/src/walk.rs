@@ -1,6 +1,7 @@
 //! Parsing a whole tree: the workspace's walk (cast-workspace: ripgrep's rules) and a parallel
 //! parse.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -37,6 +38,55 @@ pub fn source_files_watched(
     registry: &Registry,
     recorder: Option<&WatchRecorder>,
 ) -> (Vec<(PathBuf, String)>, Vec<FileOutcome>) {
+    let (mut found, errors) = walk_sources(root, options, registry, recorder, |path| {
+        let rel = relative(root, &path);
+        (path, rel)
+    });
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    (found, errors)
+}
+
+/// [`source_files`] in less memory, for a listing of a large tree: each file is its path
+/// relative to `root` (its file name when `root` is a file), in the same order (by
+/// [`relative`]'s text). The file to read is `root.join(rel)`, or `root` itself when it is a
+/// file; [`relative`] of that path gives the text. About a third of the memory of
+/// `source_files` per file.
+pub fn source_paths(
+    root: &Path,
+    options: &WalkOptions,
+    registry: &Registry,
+) -> (Vec<Box<Path>>, Vec<FileOutcome>) {
+    let (mut found, errors) = walk_sources(root, options, registry, None, |path| {
+        let rel = match path.strip_prefix(root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel,
+            _ => path.file_name().map_or(path.as_path(), Path::new),
+        };
+        Box::<Path>::from(rel)
+    });
+    // The order of `relative`'s text, without making it for every comparison on Unix.
+    found.sort_by(|a, b| rel_text(a).cmp(&rel_text(b)));
+    (found, errors)
+}
+
+/// A relative path's text as [`relative`] writes it.
+fn rel_text(rel: &Path) -> Cow<'_, str> {
+    let text = rel.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text
+    } else {
+        Cow::Owned(text.replace(std::path::MAIN_SEPARATOR, "/"))
+    }
+}
+
+/// Walks `root` in parallel, keeping what `keep` makes of each file some language parses (or
+/// of the root, when it is a file); unsorted. Walk errors come back as outcomes.
+fn walk_sources<T: Send>(
+    root: &Path,
+    options: &WalkOptions,
+    registry: &Registry,
+    recorder: Option<&WatchRecorder>,
+    keep: impl Fn(PathBuf) -> T + Sync,
+) -> (Vec<T>, Vec<FileOutcome>) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let mut builder = match recorder {
@@ -59,9 +109,9 @@ pub fn source_files_watched(
                     // unsupported one is reported instead of silently left out.
                     let named = entry.depth() == 0;
                     if is_file && (named || registry.for_path(entry.path()).is_some()) {
-                        let rel = relative(root, entry.path());
+                        let kept = keep(entry.into_path());
                         if let Ok(mut found) = found.lock() {
-                            found.push((entry.into_path(), rel));
+                            found.push(kept);
                         }
                     }
                 }
@@ -74,8 +124,7 @@ pub fn source_files_watched(
             ignore::WalkState::Continue
         })
     });
-    let mut found = found.into_inner().unwrap_or_default();
-    found.sort_by(|a, b| a.1.cmp(&b.1));
+    let found = found.into_inner().unwrap_or_default();
     let errors = errors
         .into_inner()
         .unwrap_or_default()
@@ -185,6 +234,37 @@ mod tests {
             rels(&all),
             vec![".hidden.py", "kept.py", "pkg/page.html", "skipped.py"]
         );
+    }
+
+    /// `source_paths` lists what `source_files` lists, in the same order, in less memory.
+    #[test]
+    fn source_paths_are_source_files_in_the_same_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in ["a.py", "a-b.py", "a/z.py", "a/b/c.py", "B.py", "notes.txt"] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x = 1\n").unwrap();
+        }
+        let registry = Registry::default();
+        let options = WalkOptions::default();
+        for root in [root.to_path_buf(), root.join("a.py")] {
+            let (files, _) = source_files(&root, &options, &registry);
+            let (paths, _) = source_paths(&root, &options, &registry);
+            let listed: Vec<(PathBuf, String)> = paths
+                .iter()
+                .map(|rel| {
+                    let path = if root.is_file() {
+                        root.clone()
+                    } else {
+                        root.join(rel)
+                    };
+                    let text = relative(&root, &path);
+                    (path, text)
+                })
+                .collect();
+            assert_eq!(listed, files);
+        }
     }
 
     #[test]

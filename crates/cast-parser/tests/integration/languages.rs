@@ -852,3 +852,32 @@ proptest! {
         }
     }
 }
+
+/// `parse_symbols` (what `cast symbols` uses) gives the whole parse's symbols, description,
+/// line count and syntax error, leaving the imports and references out — for Python (whose
+/// walk then skips every expression) and every described language (whose reference and import
+/// queries are not run), on the fixtures and on broken code.
+#[test]
+fn parse_symbols_is_the_parse_without_imports_and_references() {
+    const PYTHON: &str = include_str!("../fixtures/sample.py");
+    let broken_python = "@deco(1)\nclass A(B, metaclass=M):\n    def f(self, x=g()):\n        return [lambda: h(x) for _ in y]\n\ndef broken(:\n";
+    let mut cases: Vec<(&str, &str)> = FIXTURES.to_vec();
+    cases.push(("sample.py", PYTHON));
+    cases.push(("broken.py", broken_python));
+    cases.push(("broken.rs", "fn ok() {}\nimpl X { fn m(&self) { call(\n"));
+    for (path, text) in cases {
+        let language = language(path);
+        let whole = language.parse(text).unwrap();
+        let listed = language.parse_symbols(text).unwrap();
+        assert!(!whole.symbols.is_empty(), "{path}");
+        assert_eq!(listed.symbols, whole.symbols, "{path}");
+        assert_eq!(listed.description, whole.description, "{path}");
+        assert_eq!(listed.line_count, whole.line_count, "{path}");
+        assert_eq!(listed.syntax_error, whole.syntax_error, "{path}");
+        assert_eq!(listed.language, whole.language, "{path}");
+        assert!(
+            listed.imports.is_empty() && listed.references.is_empty(),
+            "{path}"
+        );
+    }
+}
