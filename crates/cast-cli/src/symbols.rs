@@ -139,7 +139,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             }
         }
         // Made on the parser threads: the file's text as the listing names it, and its rows.
-        let list = |rel: &Box<Path>| -> (String, Listed) {
+        let list = |rel: &Path| -> (String, Listed) {
             let path = if root_is_file {
                 root.clone()
             } else {
@@ -158,7 +158,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
             &found,
             threads,
             WINDOW,
-            list,
+            |rel| list(rel),
             |_, (rel, listed)| match listed {
                 Listed::Skipped(err) => {
                     skipped += 1;
