@@ -1,6 +1,7 @@
-//! The open index: opening it, keeping it current with the files (the check runs beside a
-//! query, [`Index::query_current`]; a refresh is the writer's, [`crate::writer`]) and reading
-//! it ([`Index::read`], a [`Snapshot`]).
+//! The open index: opening it, keeping it current with the files, and reading it.
+//!
+//! The check for changes runs beside a query ([`Index::query_current`]); a refresh is the
+//! writer's (`writer/`); a query reads one [`Snapshot`] ([`Index::read`]).
 
 use std::path::{Path, PathBuf};
 
