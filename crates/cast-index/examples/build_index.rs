@@ -3,8 +3,8 @@
 //! binary's mimalloc would hide the allocations from it.
 //!
 //! ```sh
-//! cargo build --release -p cast-index --example build_index
-//! heaptrack target/release/examples/build_index PATH [--db FILE]
+//! cargo build --profile profiling -p cast-index --example build_index
+//! heaptrack target/profiling/examples/build_index PATH [--db FILE]
 //! ```
 
 use std::path::PathBuf;
