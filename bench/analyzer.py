@@ -53,6 +53,10 @@ every command below runs on that copy, in one run, on the same machine.
    by side, and how many outputs differ. Runs minutes apart differ by 10 ms and more on a busy
    machine, so a change of a few ms shows only when the two builds take turns like this.
 
+With --markdown, the figures are also printed at the end as the Markdown tables of
+docs/analyzer.md's "Measured" section (index, skeletons, search), each row stamped with the
+build (this checkout's `git rev-parse --short HEAD`) and the day (UTC), ready to paste.
+
 To score search on the standard library alone (its own task queries, no third-party
 look-alikes), add `--exclude site-packages`; for the held-out set,
 `--queries tests/fixtures/find_queries/heldout_dist_packages.jsonl /usr/lib/python3/dist-packages`.
@@ -331,6 +335,64 @@ def bench_against(cast: str, other: str, copy: Path, queries: Path, rounds: int)
     return result
 
 
+def build_stamp(runs: int) -> str:
+    """`COMMIT, YYYY-MM-DD, load L, medians of N`: the "build, date" cell of docs/analyzer.md."""
+    try:
+        commit = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown build"
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    medians = f", medians of {runs}" if runs > 1 else ""
+    return f"{commit}, {day}, load {os.getloadavg()[0]:.1f}{medians}"
+
+
+def index_markdown(r: dict, source_bytes: int, stamp: str) -> list[str]:
+    """The index table of docs/analyzer.md's "Measured" section."""
+    ph = r["report"]["phases"]
+    rows = [("cold `cast index`", f"{r['cold']:.2f} s; peak RSS {r['peak_kb'] / 1024:.0f} MB")]
+    if "ctags" in r:
+        rows.append(("`ctags -R --languages=Python --map-Python=+.pyi` (the same files) / without the `.pyi` stubs",
+                     f"{r['ctags_pyi']:.2f} s / {r['ctags']:.2f} s (cast: {r['cold'] / r['ctags_pyi']:.1f}× / "
+                     f"{r['cold'] / r['ctags']:.1f}×)"))
+    rows += [
+        ("`cast symbols` (parse only, no database)", f"{r['symbols']:.2f} s"),
+        ("phases of a cold build", ", ".join(f"{k} {v:.2f} s" for k, v in ph.items())),
+        ("re-index, nothing changed", f"{r['nochange']:.3f} s"),
+        ("re-index, one file touched", f"{r['touch']:.3f} s"),
+        ("re-index, one function body edited (largest file)", f"{r['body_edit']:.2f} s"),
+        ("re-index, a def added (every reference re-resolved)", f"{r['new_def']:.2f} s"),
+        ("database", f"{mb(r['db_bytes'])} ({100 * r['db_bytes'] / source_bytes:.0f} % of the source bytes)"),
+    ]
+    return ["| measurement | figure | build, date |", "|---|---|---|"] + \
+        [f"| {name} | {figure} | {stamp} |" for name, figure in rows] + [""]
+
+
+def skeleton_markdown(s: dict, stamp: str) -> list[str]:
+    """The skeleton table of docs/analyzer.md's "Measured" section."""
+    out = [f"{s['checked'] - s['missing']:,} of {s['checked']:,} classes and defs at their true line "
+           f"({s['missing']} missing); {stamp}.", "", "| | skeleton bytes / source bytes |", "|---|---|"]
+    out += [f"| {key} | {100 * sk / src:.1f} % |" for key, (sk, src) in s["totals"].items() if src]
+    return out + [""]
+
+
+def find_markdown(f: dict, tree: str, stamp: str) -> list[str]:
+    """One row of the search table of docs/analyzer.md's "Measured" section."""
+    def ms(median: float, p90_: float) -> str:
+        return f"{1000 * median:.0f} / {1000 * p90_:.0f} ms"
+    served = f.get("served")
+    find_served = ms(*served["find"]) if served else "–"
+    map_served = ms(*served["map"]) if served else "–"
+    return [
+        "| tree | build, date | hit@5 | hit@1 | MRR | `find` served | `find` alone | `map --focus` served | `map --focus` alone |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {tree} | {stamp} | {f['hit5']}/{f['n']} = {100 * f['hit5'] / f['n']:.0f} % | {f['hit1']}/{f['n']} | "
+        f"{f['mrr']:.2f} | {find_served} | {ms(f['latency'], f['p90'])} | {map_served} | "
+        f"{ms(f['map_latency'], f['map_p90'])} |",
+        "",
+    ]
+
+
 def p90(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
@@ -349,8 +411,11 @@ def main() -> int:
     ap.add_argument("--no-serve", action="store_true", help="skip the search timings answered by the server the commands start")
     ap.add_argument("--against", metavar="OTHER_CAST",
                     help="also time another build's find and map --focus, taking turns with --cast query by query")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the figures as docs/analyzer.md's Markdown tables, stamped with build and day")
     args = ap.parse_args()
     only = set(args.only or ["index", "skeleton", "find"])
+    md: list[str] = []
     tree = args.tree.resolve()
     work = Path(tempfile.mkdtemp(prefix="cast-bench-"))
     copy = work / "tree"
@@ -381,6 +446,8 @@ def main() -> int:
             print(f"add a def to one file:     {r['new_def']:.3f} s  (all references re-resolved)")
             print(f"database:                  {mb(r['db_bytes'])}  ({100 * r['db_bytes'] / size:.0f}% of the source bytes)")
             print(f"peak memory (max RSS of the child processes, the cold index): {r['peak_kb'] / 1024:.0f} MB")
+            if args.markdown:
+                md += index_markdown(r, size, build_stamp(args.runs))
         if "skeleton" in only:
             s = bench_skeleton(args.cast, copy)
             print("\n== skeletons (L2)")
@@ -389,6 +456,8 @@ def main() -> int:
                     print(f"{key:>5}: {mb(sk)} of {mb(src)} = {100 * sk / src:.1f}% (goal <= 10%)")
             print(f"classes and defs at their true line: {s['checked'] - s['missing']:,} of {s['checked']:,} "
                   f"({s['missing']} missing){' e.g. ' + ', '.join(s['examples']) if s['examples'] else ''}")
+            if args.markdown:
+                md += skeleton_markdown(s, build_stamp(1))
         if "find" in only:
             f = bench_find(args.cast, copy, args.queries, serve=not args.no_serve)
             print(f"\n== cast find ({f['n']} queries from {args.queries.name})")
@@ -404,6 +473,8 @@ def main() -> int:
                       f"{1000 * f['served']['starting']:.0f} ms")
             for q, names in f["misses"]:
                 print(f"  miss: {q!r} -> {names}")
+            if args.markdown:
+                md += find_markdown(f, f"{tree.name}{excluded} ({files:,} files)", build_stamp(args.runs))
             if args.against:
                 a = bench_against(args.cast, args.against, copy, args.queries, args.runs)
                 print(f"\nalone, taking turns with {args.against} ({args.runs} rounds), median / p90:")
@@ -412,6 +483,9 @@ def main() -> int:
                     print(f"  `cast {name}`: {1000 * om:.1f} / {1000 * op:.1f} ms -> {1000 * cm:.1f} / {1000 * cp:.1f} ms "
                           f"({a[name]['differ']} of {a[name]['runs']} outputs differ)")
         print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
+        if md:
+            print("\n== Markdown (docs/analyzer.md)\n")
+            print("\n".join(md))
     finally:
         if args.keep:
             print(f"kept {copy}")
