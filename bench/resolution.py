@@ -54,7 +54,8 @@ candidates). Two ways to read them (--edges):
 - `show` (the default, the public surface): `cast show --json FILE:LINE` for every class and
   function of the library code; `references` (resolved) and `references_by_name` (guesses)
   give, per edge, the caller's line and the target's file and line. It covers calls inside
-  definitions only: module-level code (`src` 0) is not a symbol `show` can name, and each list
+  definitions and in their decorators, bases and defaults only: other module-level code (`src`
+  0) is not a symbol `show` can name, so its sites are left out of every figure; and each list
   stops at 50 (a symbol at the cap is counted in the report).
 - `sqlite`: the edges decoded from the index itself (`file_data.edges`: varint count, then per
   edge varint src, varint dst, a byte how<<4|kind, varint k, varint line; symbols from
@@ -84,10 +85,12 @@ Figures per repository:
   Jedi confirms (some site of the caller has that callee among Jedi's targets).
 Then the disagreements: each wrong resolved edge (`wrong:`) and each missed `in-repo` site
 (`missed:`) gets one category, the first that applies in CATEGORY_ORDER: CAST's target an
-`@overload` stub; CAST's target a def whose name its module also binds otherwise (`if/else`
+`@overload` stub; `mod.f()` where `import mod` names a standard-library module but CAST took an
+in-repo module of that name; CAST's target a def whose name its module also binds otherwise (`if/else`
 with an import from the standard library, `_removesuffix = str.removesuffix`); recursion (the
 call is inside the function Jedi names); `super().m()`; then the shape of the receiver —
-`self.m()`, `self.attr.m()` (by how the class types the attribute: annotated, assigned an
+`self.m()` (`m` a class-level assignment such as `m_class = Foo`, a base subscripted
+`Base[T]`, other), `self.__class__()`, `self.attr.m()` (by how the class types the attribute: annotated, assigned an
 annotated parameter, assigned a call, unknown), `x.attr.m()`, `param.m()` (annotated or not),
 a local variable, a module attribute, `Class.m()`, `f().m()`; or a plain name — a parameter
 (`cls(...)`), defined more than once at module level, rebound by assignment, imported, other.
@@ -177,9 +180,12 @@ def char_col(line_bytes: bytes, byte_col: int) -> int:
 class Site:
     """One call whose callee is a name or an attribute, at the callee name's position."""
 
-    __slots__ = ("path", "line", "col", "name", "node", "scope", "cls", "func")
+    __slots__ = ("path", "line", "col", "name", "node", "scope", "cls", "func", "header")
 
-    def __init__(self, path, line, col, name, node, scope, cls, func):
+    def __init__(self, path, line, col, name, node, scope, cls, func, header=None):
+        # header: the def/class whose decorators, bases or defaults hold the call (CAST files
+        # such a call under that definition; Python runs it in the enclosing scope).
+        self.header = header
         self.path, self.line, self.col, self.name, self.node = path, line, col, name, node
         # scope: the innermost enclosing def/class node chain; cls: innermost enclosing class;
         # func: innermost enclosing function.
@@ -195,7 +201,7 @@ def call_sites(rel: str, src: bytes, mod: ast.AST) -> tuple[list[Site], int]:
     lines = src.split(b"\n")
     sites, other = [], 0
 
-    def visit(node, scope):
+    def visit(node, scope, header=None):
         nonlocal other
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             # Decorators, defaults, annotations and bases run in the enclosing scope.
@@ -206,7 +212,7 @@ def call_sites(rel: str, src: bytes, mod: ast.AST) -> tuple[list[Site], int]:
                 a = node.args
                 outer += a.defaults + [d for d in a.kw_defaults if d is not None]
             for n in outer:
-                visit(n, scope)
+                visit(n, scope, node)
             for stmt in node.body:
                 visit(stmt, scope + [node])
             return
@@ -227,9 +233,9 @@ def call_sites(rel: str, src: bytes, mod: ast.AST) -> tuple[list[Site], int]:
                 else:
                     cls = next((s for s in reversed(scope) if isinstance(s, ast.ClassDef)), None)
                     func = next((s for s in reversed(scope) if not isinstance(s, ast.ClassDef)), None)
-                    sites.append(Site(rel, line, char_col(lb, bcol), name, node, scope, cls, func))
+                    sites.append(Site(rel, line, char_col(lb, bcol), name, node, scope, cls, func, header))
         for child in ast.iter_child_nodes(node):
-            visit(child, scope)
+            visit(child, scope, header)
 
     visit(mod, [])
     return sites, other
@@ -609,11 +615,18 @@ def measure_map(cast, tree, db, budget, jedi_by_caller, lib_set, examples) -> di
 # --------------------------------------------------------------------------- evaluation
 
 CATEGORY_ORDER = [
+    # what CAST's target is
     "@overload stub",
+    "stdlib module shadowed by an in-repo module of the same name (`import json` in a package with json/)",
     "target def has a twin binding of its name (if/else or rebinding to stdlib/builtin)",
+    # what the call is
     "recursion (a function calling itself)",
     "super() call",
-    "self.method / cls.method",
+    "self.x() where x is a class-level assignment (x = SomeClass)",
+    "self.method with a subscripted base (class C(Base[T]))",
+    "self.method / cls.method, other",
+    "self.method / cls.method, outside a class",
+    "self.__class__(...)",
     "self.attr.method, attribute annotated",
     "self.attr.method, attribute assigned an annotated parameter",
     "self.attr.method, attribute assigned a call (constructor?)",
@@ -621,7 +634,7 @@ CATEGORY_ORDER = [
     "x.attr.method (attribute of a name other than self)",
     "param.method, parameter annotated",
     "param.method, parameter not annotated",
-    "local variable .method",
+    "local variable .method, annotated / assigned a constructor call / assigned a call's result / a loop variable / a with target / other assignment",
     "module attribute (mod.func)",
     "Class.attr",
     "call result .method (f().m)",
@@ -693,9 +706,68 @@ def _attr_origin(cls, attr):
     return ""
 
 
+def _local_origin(func, name, line):
+    """How the local NAME got its value last before LINE: a class-looking call, another call,
+    a loop or `with` target, something else."""
+    best, kind = 0, "other assignment"
+    for n in ast.walk(func):
+        at = n.target.lineno if isinstance(n, ast.comprehension) else getattr(n, "lineno", line + 1)
+        if at > line:
+            continue
+        if isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets) and n.lineno >= best:
+                v = n.value
+                if isinstance(n, ast.AnnAssign):
+                    k = "annotated"
+                elif isinstance(v, ast.Call):
+                    callee = v.func.attr if isinstance(v.func, ast.Attribute) else getattr(v.func, "id", "")
+                    k = "assigned a constructor call" if callee[:1].isupper() else "assigned a call's result"
+                else:
+                    k = "other assignment"
+                best, kind = n.lineno, k
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            t = n.target
+            if any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(t)) and at >= best:
+                best, kind = at, "a loop variable"
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            for item in n.items:
+                if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == name and n.lineno >= best:
+                    best, kind = n.lineno, "a with target"
+    return kind
+
+
+def _stdlib_imports(mod):
+    names = set()
+    std = getattr(sys, "stdlib_module_names", set())
+    for n in ast.walk(mod):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name.split(".")[0] in std:
+                    names.add(a.asname or a.name.split(".")[0])
+    return names
+
+
+def _self_call_kind(site, attr):
+    cls = site.cls
+    if cls is None:
+        return "self.method / cls.method, outside a class"
+    for n in cls.body:
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
+            return "self.x() where x is a class-level assignment (x = SomeClass)"
+    if any(isinstance(b, ast.Subscript) for b in cls.bases):
+        return "self.method with a subscripted base (class C(Base[T]))"
+    return "self.method / cls.method, other"
+
+
 def categorise(site: Site, mod: ast.AST, defs: Defs, cast_targets, jedi_targets) -> str:
     if any(defs.by_place.get(t, {}).get("overload") for t in cast_targets):
         return "@overload stub"
+    f = site.node.func
+    if (cast_targets and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+            and f.value.id in _stdlib_imports(mod)):
+        return "stdlib module shadowed by an in-repo module of the same name (`import json` in a package with json/)"
     for t in cast_targets:
         info = defs.by_place.get(t, {})
         bound = defs.module_assigned.get(t[0], set())
@@ -711,7 +783,9 @@ def categorise(site: Site, mod: ast.AST, defs: Defs, cast_targets, jedi_targets)
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super":
             return "super() call"
         if isinstance(v, ast.Name) and v.id in ("self", "cls"):
-            return "self.method / cls.method"
+            return _self_call_kind(site, f.attr)
+        if isinstance(v, ast.Attribute) and v.attr == "__class__":
+            return "self.__class__(...)"
         if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id in ("self", "cls"):
             origin = _attr_origin(site.cls, v.attr)
             return f"self.attr.method, {origin}" if origin else "self.attr.method, attribute of unknown type"
@@ -721,7 +795,7 @@ def categorise(site: Site, mod: ast.AST, defs: Defs, cast_targets, jedi_targets)
             if v.id in params:
                 return "param.method, parameter annotated" if params[v.id] is not None else "param.method, parameter not annotated"
             if v.id in _locals(func):
-                return "local variable .method"
+                return "local variable .method, " + _local_origin(func, v.id, site.line)
             if v.id in _module_aliases(mod) and v.id[:1].islower():
                 return "module attribute (mod.func)"
             return "Class.attr" if v.id[:1].isupper() else "other receiver"
@@ -771,9 +845,9 @@ def evaluate(name, role, tree, cast, db, args, work) -> dict:
     lib_set = set(lib_mods)
     edges = [e for e in edges if e.path in lib_set]
     # `show` names no module-level code: its sites are left out of every figure then.
-    module_level = sum(1 for s in sites if not s.scope)
+    module_level = sum(1 for s in sites if not s.scope and not s.header)
     if args.edges == "show":
-        sites = [s for s in sites if s.scope]
+        sites = [s for s in sites if s.scope or s.header]
 
     # Jedi per site.
     jt = {}  # key -> (status, set of in-repo canonical places, has_outside)
@@ -910,7 +984,7 @@ def report(results, args) -> str:
     def frac(a, b, p):
         return f"{a} of {b} ({p} %)" if p is not None else f"{a} of {b}"
 
-    row("call sites judged / all (Jedi in-repo, outside, unknown)", lambda r: f"{r['sites']}: {r['jedi'].get('in-repo', 0)}, {r['jedi'].get('outside', 0)}, {r['jedi'].get('unknown', 0)}")
+    row("library files / call sites (Jedi: in-repo, outside, unknown) / calls of other expressions", lambda r: f"{r['library_files']} / {r['sites']} ({r['jedi'].get('in-repo', 0)}, {r['jedi'].get('outside', 0)}, {r['jedi'].get('unknown', 0)}) / {r['other_calls']}")
     row("module-level sites " + ("left out (`show` cannot name them)" if args.edges == "show" else "(included)"),
         lambda r: str(r["module_level_sites"]))
     row("**precision of resolved edges** (agree with Jedi / judged)", lambda r: frac(r["resolved"]["agree"], r["resolved"]["judged"], r["resolved"]["precision"]))
@@ -927,6 +1001,18 @@ def report(results, args) -> str:
     row("edges on no call site (resolved, guess)", lambda r: f"{r['unplaced_edges'].get('resolved', 0)}, {r['unplaced_edges'].get('guess', 0)}")
     if args.edges == "show":
         row("`show` lists at the 50 cap", lambda r: str(r.get("lists_at_cap", 0)))
+    out.append("")
+    # The categories over all repositories, without the tag of what CAST had there.
+    tot = defaultdict(Counter)
+    for r in results:
+        for c in r["categories"]:
+            tot[c["category"].split(" [")[0]][r["repo"]] += c["count"]
+    out += ["Disagreements by category (wrong = a resolved edge Jedi contradicts; missed = an in-repo "
+            "site with no resolved edge to Jedi's target):", "",
+            "| category | " + " | ".join(r["repo"] for r in results) + " | all |",
+            "|---" * (len(results) + 2) + "|"]
+    for cat, per in sorted(tot.items(), key=lambda kv: -sum(kv[1].values())):
+        out.append(f"| {cat} | " + " | ".join(str(per.get(r["repo"], 0)) for r in results) + f" | {sum(per.values())} |")
     out.append("")
     for r in results:
         out.append(f"Disagreements, {r['repo']} ({r['role']}):")
