@@ -5,6 +5,8 @@
                                 [--corpora /work/corpora/resolution] [--work target/resolution]
                                 [--only dev|heldout] [--repo NAME]... [--edges show|sqlite]
                                 [--label TEXT] [--json OUT] [--examples 4] [--jobs 2]
+                                [--map-budget 2000 --map-budget 8000] [--venv DIR] [--no-cache]
+                                [--tree NAME=PATH]...   # any tree instead of REPOS, role `adhoc`
 
 Runs by hand (CI never fetches, never runs it). Everything CPU-heavy is worth running under
 `nice -n 19` on a shared machine.
@@ -23,8 +25,9 @@ resolution may be tuned on them, and --examples lists their disagreements); flas
 the first run.
 
 The reference: Jedi (pinned, JEDI_VERSION), in a virtualenv the script makes (--work/venv;
-`python3 -m venv`, then `pip install jedi==JEDI_VERSION`; nothing is installed elsewhere). Jedi
-sees the standard library and builtins (its bundled typeshed) and the repository itself (its
+`python3 -m venv` with the Python running the script, then `pip install jedi==JEDI_VERSION`;
+nothing is installed elsewhere; that Python's version decides which branch of an
+`if sys.version_info` Jedi follows). Jedi sees the standard library and builtins (its bundled typeshed) and the repository itself (its
 root, and `src/` in a src layout, on the path); not the repository's third-party dependencies.
 Its answers are cached per repository, commit and Jedi version in --work/jedi-*.json (they do
 not depend on CAST), so a second run, or a run of another CAST build, only rebuilds CAST's
@@ -49,8 +52,8 @@ A class and its own `__init__`/`__new__` count as one target (a constructor call
 
 CAST's answer per site: its stored call edges (kind `call`, or `decorator` on a decorator that is
 a call), each with the line of the callee's name, its target symbol and how it was resolved
-(`local`, `import`, `self`, `super`, `attribute` = resolved; `name` = a name-only guess with k
-candidates). Two ways to read them (--edges):
+(`local`, `import`, `self`, `super`, `attribute`, or any other but `name` = resolved; `name` =
+a name-only guess with k candidates). Two ways to read them (--edges):
 - `show` (the default, the public surface): `cast show --json FILE:LINE` for every class and
   function of the library code; `references` (resolved) and `references_by_name` (guesses)
   give, per edge, the caller's line and the target's file and line. It covers calls inside
@@ -69,8 +72,8 @@ targets hold it; an edge on a line with no call site (or none of these) is
 `unplaced` and counted.
 
 Figures per repository:
-- precision of resolved edges: resolved call edges at sites Jedi can judge (`in-repo` or
-  `outside`) whose target is one of Jedi's, over those edges;
+- precision of resolved edges: resolved call edges (one per site and target) at sites Jedi can
+  judge (`in-repo` or `outside`) whose target is one of Jedi's, over those edges;
 - recall: `in-repo` sites where some resolved CAST edge is one of Jedi's targets, over the
   `in-repo` sites;
 - guesses: name-only candidates at judged sites that are one of Jedi's targets, over those
@@ -86,14 +89,16 @@ Figures per repository:
 Then the disagreements: each wrong resolved edge (`wrong:`) and each missed `in-repo` site
 (`missed:`) gets one category, the first that applies in CATEGORY_ORDER: CAST's target an
 `@overload` stub; `mod.f()` where `import mod` names a standard-library module but CAST took an
-in-repo module of that name; CAST's target a def whose name its module also binds otherwise (`if/else`
-with an import from the standard library, `_removesuffix = str.removesuffix`); recursion (the
-call is inside the function Jedi names); `super().m()`; then the shape of the receiver —
+in-repo module of that name; CAST's target a def whose name its module also binds otherwise
+(`if/else` with an import from the standard library, `_removesuffix = str.removesuffix`);
+recursion (the call is inside the function Jedi names); `super().m()`; then the shape of the receiver —
 `self.m()` (`m` a class-level assignment such as `m_class = Foo`, a base subscripted
-`Base[T]`, other), `self.__class__()`, `self.attr.m()` (by how the class types the attribute: annotated, assigned an
-annotated parameter, assigned a call, unknown), `x.attr.m()`, `param.m()` (annotated or not),
-a local variable, a module attribute, `Class.m()`, `f().m()`; or a plain name — a parameter
-(`cls(...)`), defined more than once at module level, rebound by assignment, imported, other.
+`Base[T]`, other), `self.__class__()`, `self.attr.m()` (by how the class types the attribute:
+annotated, assigned an annotated parameter, assigned a call, unknown), `x.attr.m()`,
+`param.m()` (annotated or not), a local variable (by its last binding before the call: a
+constructor call, another call's result, a loop or `with` target, other), a module attribute,
+`Class.m()`, `f().m()`; or a plain name — a parameter (`cls(...)`), defined more than once at
+module level, rebound by assignment, imported, other.
 A missed site is also tagged with what CAST had there: `[guessed right]` (a name-only candidate
 is Jedi's target), `[guessed wrong]`, `[resolved elsewhere]` (a resolved edge to another
 target), `[nothing]`. Counts for every repository; --examples of each for dev ones only.
@@ -134,7 +139,9 @@ REPOS = [
 
 NON_SOURCE_DIRS = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "scripts", ".github"}
 NON_SOURCE_NAMES = {"conftest.py", "setup.py", "noxfile.py"}
-RESOLVED_HOW = {"local", "import", "self", "super", "attribute"}
+# Every `how` but "name" is a resolution (a build may add kinds: `local`, `import`, `self`,
+# `super`, `attribute` at the time of writing).
+GUESS_HOW = "name"
 EDGE_KINDS = {"call", "decorator"}
 # The store's codes (crates/cast-index/src/graph/resolve.rs: How::code, ref_kind_of).
 HOW_CODES = ["local", "import", "self", "super", "attribute", "name"]
@@ -390,37 +397,51 @@ def _jedi_file(rel):
     script = jedi.Script(code, path=str(_TREE / rel), project=_PROJECT)
     signal.signal(signal.SIGALRM, _alarm)
     for s in sites:
-        answer = []
-        signal.alarm(20)
-        try:
-            names = [d for d in script.goto(s.line, s.col, follow_imports=True) if d.type in ("function", "class")]
-            how = "goto"
-            if not names:
-                names = [d for d in script.infer(s.line, s.col) if d.type in ("function", "class")]
-                how = "infer"
-            for d in names:
-                mp = d.module_path
-                rel_t = None
-                if mp is not None:
-                    try:
-                        rel_t = Path(mp).resolve().relative_to(_TREE.resolve()).as_posix()
-                    except ValueError:
-                        rel_t = None
-                answer.append([rel_t, d.line, d.type, d.full_name or d.name])
-            status = "ok"
-        except _Timeout:
-            status, how = "timeout", ""
-        except Exception as e:  # Jedi's own errors: the site is not judged
-            status, how = f"error: {type(e).__name__}", ""
-        finally:
-            signal.alarm(0)
+        # Two tries: the worker processes share Jedi's on-disk caches, and a read racing a
+        # write fails (EOFError) now and then.
+        for _attempt in range(2):
+            answer, status, how = _jedi_site(script, s)
+            if not status.startswith("error"):
+                break
         out[s.key] = {"s": status, "how": how, "a": answer}
     return out
+
+
+def _jedi_site(script, s):
+    import signal
+
+    answer = []
+    signal.alarm(20)
+    try:
+        names = [d for d in script.goto(s.line, s.col, follow_imports=True) if d.type in ("function", "class")]
+        how = "goto"
+        if not names:
+            names = [d for d in script.infer(s.line, s.col) if d.type in ("function", "class")]
+            how = "infer"
+        for d in names:
+            mp = d.module_path
+            rel_t = None
+            if mp is not None:
+                try:
+                    rel_t = Path(mp).resolve().relative_to(_TREE.resolve()).as_posix()
+                except ValueError:
+                    rel_t = None
+            answer.append([rel_t, d.line, d.type, d.full_name or d.name])
+        status = "ok"
+    except _Timeout:
+        status, how = "timeout", ""
+    except Exception as e:  # Jedi's own errors: the site is not judged
+        status, how = f"error: {type(e).__name__}", ""
+    finally:
+        signal.alarm(0)
+    answer.sort(key=lambda a: (a[0] or "", a[1] or 0, a[3]))
+    return answer, status, how
 
 
 def jedi_answers(py: Path, tree: Path, files: list[str], cache: Path, jobs: int, no_cache: bool) -> dict:
     if cache.exists() and not no_cache:
         return json.loads(cache.read_text())
+    print(f"  jedi: answering every call site of {len(files)} files (cached afterwards in {cache})", file=sys.stderr)
     cache.parent.mkdir(parents=True, exist_ok=True)
     lst = cache.with_suffix(".files.json")
     lst.write_text(json.dumps(files))
@@ -456,7 +477,7 @@ class CastEdge:
 
     @property
     def resolved(self):
-        return self.how in RESOLVED_HOW
+        return self.how != GUESS_HOW
 
 
 def edges_show(cast: str, tree: Path, db: Path, lib: dict[str, ast.AST]) -> tuple[list[CastEdge], dict]:
@@ -510,7 +531,9 @@ def decode_edges(blob: bytes):
         i += 1
         k, i = _varint(blob, i)
         line, i = _varint(blob, i)
-        out.append((src, dst, HOW_CODES[code >> 4], KIND_CODES[code & 0x0F], k, line))
+        how = HOW_CODES[code >> 4] if code >> 4 < len(HOW_CODES) else f"how{code >> 4}"
+        kind = KIND_CODES[code & 0x0F] if code & 0x0F < len(KIND_CODES) else f"kind{code & 0x0F}"
+        out.append((src, dst, how, kind, k, line))
     if i != len(blob):
         raise ValueError("edge blob longer than its count")
     return out
@@ -592,7 +615,7 @@ def measure_map(cast, tree, db, budget, jedi_by_caller, lib_set, examples) -> di
         if not hows:
             res["not_found_in_show"] += 1
             continue
-        guess = not (hows & RESOLVED_HOW)
+        guess = hows == {GUESS_HOW}
         if python:
             ok = m["callee"] in jedi_by_caller.get((m["path"], m["caller"]), set())
             res["python_jedi_confirms"] += ok
@@ -836,6 +859,8 @@ def evaluate(name, role, tree, cast, db, args, work) -> dict:
     commit = tree.name
     cache = work / f"jedi-{name}-{commit[:12]}-jedi{JEDI_VERSION}-w{WORKER_VERSION}.json"
     jedi = jedi_answers(py, tree, sorted(lib_mods), cache, args.jobs, args.no_cache)
+    if any(s.key not in jedi for s in sites):  # the cache predates a change to the sites
+        jedi = jedi_answers(py, tree, sorted(lib_mods), cache, args.jobs, True)
 
     index_s = cast_index(cast, tree, db)
     if args.edges == "show":
@@ -890,6 +915,7 @@ def evaluate(name, role, tree, cast, db, args, work) -> dict:
     guess_cands = guess_right = guess_sites = guess_sites_right = 0
     categories = defaultdict(list)
     status_count = Counter(v[0] for v in jt.values())
+    jedi_failed = sum(1 for s in sites if jedi.get(s.key, {}).get("s", "missing") != "ok")
     mods = lib_mods
     for s in sites:
         status, inside, outside = jt[s.key]
@@ -956,7 +982,7 @@ def evaluate(name, role, tree, cast, db, args, work) -> dict:
         "repo": name, "role": role, "commit": commit, "index_s": round(index_s, 2),
         "library_files": len(lib_mods), "sites": len(sites), "other_calls": other_calls,
         "module_level_sites": module_level, "module_level_measured": args.edges != "show",
-        "jedi": dict(status_count), "edges_read": len(edges), "edge_source": args.edges, **edge_info,
+        "jedi": dict(status_count), "jedi_failed": jedi_failed, "edges_read": len(edges), "edge_source": args.edges, **edge_info,
         "unplaced_edges": dict(unplaced),
         "resolved": {"edges": res_total, "judged": res_judged, "agree": res_agree, "precision": pct(res_agree, res_judged)},
         "recall": {"in_repo_sites": recall_den, "hit": recall_hit, "recall": pct(recall_hit, recall_den)},
@@ -985,6 +1011,7 @@ def report(results, args) -> str:
         return f"{a} of {b} ({p} %)" if p is not None else f"{a} of {b}"
 
     row("library files / call sites (Jedi: in-repo, outside, unknown) / calls of other expressions", lambda r: f"{r['library_files']} / {r['sites']} ({r['jedi'].get('in-repo', 0)}, {r['jedi'].get('outside', 0)}, {r['jedi'].get('unknown', 0)}) / {r['other_calls']}")
+    row("Jedi errors or timeouts (counted unknown)", lambda r: str(r["jedi_failed"]))
     row("module-level sites " + ("left out (`show` cannot name them)" if args.edges == "show" else "(included)"),
         lambda r: str(r["module_level_sites"]))
     row("**precision of resolved edges** (agree with Jedi / judged)", lambda r: frac(r["resolved"]["agree"], r["resolved"]["judged"], r["resolved"]["precision"]))
