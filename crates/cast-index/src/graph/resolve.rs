@@ -173,7 +173,10 @@ pub(crate) struct CatFile {
     star_imports: Vec<u32>,
     /// Dense symbol indexes in source order.
     pub syms: Vec<u32>,
-    pub edges: Vec<Edge>,
+    /// The file's inheritance edges (what [`Catalog::rebuild_bases`] reads). The other edges
+    /// are not held: each file's are written as they are resolved, and ranking reads them back
+    /// from the index ([`crate::graph::stored::rank_and_store`]).
+    pub inherits: Vec<Edge>,
     pub deps: Vec<Dep>,
 }
 
@@ -503,7 +506,7 @@ impl Catalog {
     pub(crate) fn rebuild_bases(&mut self) {
         self.bases.clear();
         for f in &self.files {
-            for e in &f.edges {
+            for e in &f.inherits {
                 if e.kind == RefKind::Inherit
                     && let Some(src) = e.src
                 {
@@ -1168,30 +1171,37 @@ impl Catalog {
             .map(|(f, refs)| self.resolve_refs(*f, refs, true))
             .collect();
         for ((f, _), edges) in files.iter().zip(inherits) {
-            self.files[*f as usize].edges = edges;
+            self.files[*f as usize].inherits = edges;
         }
     }
 
-    /// The second pass, after every file's first pass and [`Self::rebuild_bases`]: the other
-    /// edges and the imports of `files`, in batches as the first.
-    pub(crate) fn resolve_rest(&mut self, files: &[(u32, Vec<Reference>)]) {
+    /// The second pass, after every file's first pass and [`Self::rebuild_bases`]: the imports
+    /// of `files` (kept) and their other edges (returned, for [`Self::encode_edges`]), in batches
+    /// as the first.
+    pub(crate) fn resolve_rest(&mut self, files: &[(u32, Vec<Reference>)]) -> Vec<Vec<Edge>> {
         use rayon::prelude::*;
         let rest: Vec<(Vec<Edge>, Vec<Dep>)> = files
             .par_iter()
             .map(|(f, refs)| (self.resolve_refs(*f, refs, false), self.resolve_deps(*f)))
             .collect();
-        for ((f, _), (edges, deps)) in files.iter().zip(rest) {
-            let file = &mut self.files[*f as usize];
-            file.edges.extend(edges);
-            file.deps = deps;
-        }
+        files
+            .iter()
+            .zip(rest)
+            .map(|((f, _), (edges, deps))| {
+                self.files[*f as usize].deps = deps;
+                edges
+            })
+            .collect()
     }
 
-    pub(crate) fn encode_edges(&self, file: u32) -> Vec<u8> {
+    /// A file's edges as the index stores them: its inheritance edges, then `rest` (what
+    /// [`Self::resolve_rest`] gave it).
+    pub(crate) fn encode_edges(&self, file: u32, rest: &[Edge]) -> Vec<u8> {
         let f = &self.files[file as usize];
-        let mut out = Vec::with_capacity(f.edges.len() * 8);
-        put_varint(&mut out, f.edges.len() as u64);
-        for e in &f.edges {
+        let count = f.inherits.len() + rest.len();
+        let mut out = Vec::with_capacity(count * 8);
+        put_varint(&mut out, count as u64);
+        for e in f.inherits.iter().chain(rest) {
             put_varint(
                 &mut out,
                 e.src.map_or(0, |s| self.syms[s as usize].id as u64),

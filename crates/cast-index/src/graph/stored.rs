@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use crate::codec::{Reader, put_varint};
-use crate::graph::rank;
-use crate::graph::resolve::Catalog;
-use crate::store;
+use crate::graph::rank::{self, EdgeList, InverseCount};
+use crate::graph::resolve::{Catalog, Edge};
+use crate::store::{self, build};
 
 /// Ranks as stored: symbol (or file) id → rank.
 pub(crate) fn decode_ranks(data: &[u8]) -> rustc_hash::FxHashMap<i64, f64> {
@@ -107,44 +107,118 @@ fn encode_ranks(mut ranks: Vec<(i64, f64)>) -> Vec<u8> {
     out
 }
 
-/// Runs PageRank on the symbol graph and on the file graph and stores both. Returns the number
-/// of iterations of the symbol graph.
-pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<usize> {
+/// What ranking found: the iterations of the symbol graph and the edges it ranked over.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RankStats {
+    pub iterations: usize,
+    /// Resolved references between symbols, over the whole index.
+    pub edges: usize,
+}
+
+/// Runs PageRank on the symbol graph and on the file graph and stores both, with the file graph.
+///
+/// The edges are read back from the index (every file's, in file id order, each file's in the
+/// order they were resolved), not held by the catalog since resolution: a build holds one
+/// [`EdgeList`] of integer ids, never every [`crate::graph::resolve::Edge`] at once.
+pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<RankStats> {
     let old_syms = store::get_meta(conn, "symbol_ranks")?
         .map(|b| decode_ranks(&b))
         .unwrap_or_default();
-    let (sym_ranks, iterations) = symbol_ranks(cat, &old_syms);
-    let graph = file_graph(cat);
-    let file_ranks = file_ranks(cat, &graph);
+    let (symbols, files) = graphs(conn, cat)?;
+    let stats = RankStats {
+        iterations: 0,
+        edges: symbols.edge_count() - member_edges(cat),
+    };
+    let (sym_ranks, iterations) = symbol_ranks(cat, &symbols, &old_syms);
+    drop(symbols);
+    let file_ranks = file_ranks(cat, &files);
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
     store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
-    store::set_meta(conn, "file_graph", &encode_file_graph(cat, &graph))?;
-    Ok(iterations)
+    store::set_meta(conn, "file_graph", &encode_file_graph(cat, &files))?;
+    Ok(RankStats {
+        iterations,
+        ..stats
+    })
 }
 
-/// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
-/// references (weight 1/k), and class → member (weight 1), so a used class lends rank to its
+/// The class → member edges [`graphs`] adds to the symbol graph: a used class lends rank to its
 /// methods.
-pub(crate) fn symbol_ranks(
+fn member_edges(cat: &Catalog) -> usize {
+    cat.syms
+        .iter()
+        .filter(|sym| {
+            sym.parent
+                .is_some_and(|p| cat.syms[p as usize].kind.is_type())
+        })
+        .count()
+}
+
+/// The symbol graph and the file graph, from the stored edges.
+///
+/// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
+/// references (weight 1/k), then class → member (weight 1). File graph, by dense file index:
+/// imports (weight 1) plus references between files (weight 1/k each, summed per pair of
+/// files).
+fn graphs(
+    conn: &Connection,
     cat: &Catalog,
-    seed: &rustc_hash::FxHashMap<i64, f64>,
-) -> (Vec<(i64, f64)>, usize) {
+) -> rusqlite::Result<(EdgeList<InverseCount>, Vec<Vec<(u32, f64)>>)> {
     let s = cat.syms.len();
-    let n = s + cat.files.len();
-    let mut g = rank::graph_with_nodes(n);
-    for (fi, f) in cat.files.iter().enumerate() {
-        for e in &f.edges {
-            let src = e.src.map_or(s + fi, |x| x as usize);
-            g.add_edge(rank::node(src), rank::node(e.dst as usize), e.weight());
+    let mut symbols = EdgeList::new(s + cat.files.len());
+    let mut files: Vec<Vec<(u32, f64)>> = vec![Vec::new(); cat.files.len()];
+    let mut visited = vec![false; cat.files.len()];
+    build::for_each_file_edges(conn, |id, blob| {
+        let Some(&fi) = cat.file_by_id.get(&id) else {
+            return;
+        };
+        let edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();
+        for e in &edges {
+            let src = e.src.unwrap_or(s as u32 + fi);
+            symbols.push(src, e.dst, InverseCount(e.k));
+        }
+        files[fi as usize] = file_edges(cat, fi as usize, &edges);
+        visited[fi as usize] = true;
+    })?;
+    for (fi, seen) in visited.into_iter().enumerate() {
+        if !seen {
+            files[fi] = file_edges(cat, fi, &[]);
         }
     }
     for (i, sym) in cat.syms.iter().enumerate() {
         if let Some(p) = sym.parent
             && cat.syms[p as usize].kind.is_type()
         {
-            g.add_edge(rank::node(p as usize), rank::node(i), 1.0);
+            symbols.push(p, i as u32, InverseCount(1));
         }
     }
+    Ok((symbols, files))
+}
+
+/// File `fi`'s edges in the file graph: its imports, then its `edges` to other files' symbols,
+/// summed per file, by target.
+fn file_edges(cat: &Catalog, fi: usize, edges: &[Edge]) -> Vec<(u32, f64)> {
+    let mut to: HashMap<u32, f64> = HashMap::new();
+    for d in &cat.files[fi].deps {
+        *to.entry(d.dst).or_default() += 1.0;
+    }
+    for e in edges {
+        let dst_file = cat.syms[e.dst as usize].file;
+        if dst_file as usize != fi {
+            *to.entry(dst_file).or_default() += e.weight();
+        }
+    }
+    let mut out: Vec<(u32, f64)> = to.into_iter().collect();
+    out.sort_by_key(|(t, _)| *t);
+    out
+}
+
+/// PageRank over the symbol graph ([`graphs`]), seeded with the ranks stored before.
+fn symbol_ranks(
+    cat: &Catalog,
+    graph: &EdgeList<InverseCount>,
+    seed: &rustc_hash::FxHashMap<i64, f64>,
+) -> (Vec<(i64, f64)>, usize) {
+    let n = graph.node_count();
     let seed_vec: Option<Vec<f64>> = (!seed.is_empty()).then(|| {
         let uniform = 1.0 / n as f64;
         cat.syms
@@ -153,7 +227,7 @@ pub(crate) fn symbol_ranks(
             .chain(std::iter::repeat_n(uniform, cat.files.len()))
             .collect()
     });
-    let (ranks, iterations) = rank::page_rank(&g, seed_vec.as_deref());
+    let (ranks, iterations) = rank::page_rank(graph, seed_vec.as_deref());
     let out = cat
         .syms
         .iter()
@@ -161,30 +235,6 @@ pub(crate) fn symbol_ranks(
         .map(|(sym, r)| (sym.id, *r))
         .collect();
     (out, iterations)
-}
-
-/// File graph, by dense file index: imports (weight 1) plus references between files (weight
-/// 1/k each, summed per pair of files).
-pub(crate) fn file_graph(cat: &Catalog) -> Vec<Vec<(u32, f64)>> {
-    cat.files
-        .iter()
-        .enumerate()
-        .map(|(fi, f)| {
-            let mut to: HashMap<u32, f64> = HashMap::new();
-            for d in &f.deps {
-                *to.entry(d.dst).or_default() += 1.0;
-            }
-            for e in &f.edges {
-                let dst_file = cat.syms[e.dst as usize].file;
-                if dst_file as usize != fi {
-                    *to.entry(dst_file).or_default() += e.weight();
-                }
-            }
-            let mut out: Vec<(u32, f64)> = to.into_iter().collect();
-            out.sort_by_key(|(t, _)| *t);
-            out
-        })
-        .collect()
 }
 
 /// The file graph as stored: file count, then per file its id, its edge count and each edge's
@@ -325,11 +375,11 @@ pub(crate) fn decode_file_graph(data: &[u8]) -> Option<StoredFileGraph> {
 }
 
 /// PageRank over the file graph.
-pub(crate) fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, f64)> {
-    let mut g = rank::graph_with_nodes(cat.files.len());
+fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, f64)> {
+    let mut g = EdgeList::new(cat.files.len());
     for (fi, edges) in graph.iter().enumerate() {
         for (t, w) in edges {
-            g.add_edge(rank::node(fi), rank::node(*t as usize), *w);
+            g.push(fi as u32, *t, *w);
         }
     }
     let (ranks, _) = rank::page_rank(&g, None);

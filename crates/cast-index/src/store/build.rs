@@ -269,7 +269,6 @@ pub(crate) struct CatalogRow<'r> {
     pub(crate) path: &'r str,
     pub(crate) language: Option<&'r str>,
     pub(crate) imports: Option<&'r [u8]>,
-    pub(crate) edges: Option<&'r [u8]>,
     pub(crate) deps: Option<&'r [u8]>,
     pub(crate) symtab: Option<&'r [u8]>,
 }
@@ -280,7 +279,7 @@ pub(crate) fn for_each_catalog_row(
     mut f: impl FnMut(CatalogRow<'_>),
 ) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, path, language, imports, edges, deps, symtab FROM files LEFT JOIN file_data USING (id) ORDER BY id",
+        "SELECT id, path, language, imports, deps, symtab FROM files LEFT JOIN file_data USING (id) ORDER BY id",
     )?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
@@ -289,10 +288,23 @@ pub(crate) fn for_each_catalog_row(
             path: r.get_ref(1)?.as_str()?,
             language: r.get_ref(2)?.as_str_or_null()?,
             imports: r.get_ref(3)?.as_blob_or_null()?,
-            edges: r.get_ref(4)?.as_blob_or_null()?,
-            deps: r.get_ref(5)?.as_blob_or_null()?,
-            symtab: r.get_ref(6)?.as_blob_or_null()?,
+            deps: r.get_ref(4)?.as_blob_or_null()?,
+            symtab: r.get_ref(5)?.as_blob_or_null()?,
         });
+    }
+    Ok(())
+}
+
+/// Every file's stored edges (`file_data.edges`, `None` where a file has none), in file id
+/// order: ranking reads them back in one scan.
+pub(crate) fn for_each_file_edges(
+    conn: &Connection,
+    mut f: impl FnMut(i64, Option<&[u8]>),
+) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare_cached("SELECT id, edges FROM file_data ORDER BY id")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        f(r.get(0)?, r.get_ref(1)?.as_blob_or_null()?);
     }
     Ok(())
 }

@@ -3,21 +3,21 @@
 
 use std::path::Path;
 
-use cast_parser::Reference;
+use cast_parser::{RefKind, Reference};
 use rusqlite::Connection;
 
 use crate::codec;
 use crate::graph::modpath::{self, Family};
-use crate::graph::resolve::Catalog;
+use crate::graph::resolve::{Catalog, Edge};
 use crate::store::{build, kind_of, rows};
 
-pub(super) type GraphBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
-
-/// Files, symbols, imports and stored edges, in memory.
+/// Files, symbols, imports and stored imports between files in memory, with each file's stored
+/// inheritance edges (the base classes resolution looks through); the other edges stay in the
+/// index.
 pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
-    // Each file's stored (edges, deps) blobs, decoded once every symbol is known.
-    let mut blobs: Vec<GraphBlobs> = Vec::new();
+    // Each file's stored deps blob, decoded once every file is known.
+    let mut deps: Vec<Option<Vec<u8>>> = Vec::new();
     build::for_each_catalog_row(conn, |row| {
         let imports = row
             .imports
@@ -34,13 +34,25 @@ pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<C
             let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
             dense.push(idx);
         }
-        blobs.push((row.edges.map(<[u8]>::to_vec), row.deps.map(<[u8]>::to_vec)));
+        deps.push(row.deps.map(<[u8]>::to_vec));
     })?;
-    for (i, (edges, deps)) in blobs.into_iter().enumerate() {
-        let e = edges.and_then(|b| cat.decode_edges(&b)).unwrap_or_default();
-        let d = deps.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
-        cat.files[i].edges = e;
-        cat.files[i].deps = d;
+    for (i, d) in deps.into_iter().enumerate() {
+        cat.files[i].deps = d.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+    }
+    // Edges name symbols by id: decoded once every symbol is known.
+    let mut inherits: Vec<(u32, Vec<Edge>)> = Vec::new();
+    build::for_each_file_edges(conn, |id, blob| {
+        let Some(&fi) = cat.file_by_id.get(&id) else {
+            return;
+        };
+        let mut edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();
+        edges.retain(|e| e.kind == RefKind::Inherit);
+        if !edges.is_empty() {
+            inherits.push((fi, edges));
+        }
+    })?;
+    for (fi, edges) in inherits {
+        cat.files[fi as usize].inherits = edges;
     }
     cat.set_rust_crate_names(rust_crate_names(root, &cat));
     cat.finish();

@@ -398,9 +398,9 @@ impl IndexWriter<'_> {
             for batch in targets.chunks(RESOLVE_BATCH) {
                 let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
                 report.resolved_files += refs.len();
-                catalog.resolve_rest(&refs);
-                for (f, _) in &refs {
-                    let edges = catalog.encode_edges(*f);
+                let rest = catalog.resolve_rest(&refs);
+                for ((f, _), rest) in refs.iter().zip(&rest) {
+                    let edges = catalog.encode_edges(*f, rest);
                     let deps = catalog.encode_deps(*f);
                     let before = &old_graph.get(&catalog.files[*f as usize].id);
                     if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
@@ -411,13 +411,16 @@ impl IndexWriter<'_> {
                 }
             }
             report.phases.resolve = lap(&mut phase);
-            // Same edges as before (an edit that changed no reference): the ranks stand.
+            // Same edges as before (an edit that changed no reference): the ranks, and the
+            // count of edges, stand.
             if graph_changed {
                 progress(Progress::Ranking);
-                report.rank_iterations = rank_and_store(conn, &catalog).map_err(&err)?;
+                let ranked = rank_and_store(conn, &catalog).map_err(&err)?;
+                (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
+            } else {
+                report.edges = meta_count(conn, "edges").map_err(&err)?;
             }
             report.phases.rank = lap(&mut phase);
-            report.edges = catalog.files.iter().map(|f| f.edges.len()).sum();
             report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
             store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
             store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
