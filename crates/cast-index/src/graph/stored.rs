@@ -153,6 +153,9 @@ fn member_edges(cat: &Catalog) -> usize {
         .count()
 }
 
+/// The file graph by dense file index: each file's `(target file, weight)` edges.
+type FileGraph = Vec<Vec<(u32, f64)>>;
+
 /// The symbol graph and the file graph, from the stored edges.
 ///
 /// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
@@ -162,10 +165,10 @@ fn member_edges(cat: &Catalog) -> usize {
 fn graphs(
     conn: &Connection,
     cat: &Catalog,
-) -> rusqlite::Result<(EdgeList<InverseCount>, Vec<Vec<(u32, f64)>>)> {
+) -> rusqlite::Result<(EdgeList<InverseCount>, FileGraph)> {
     let s = cat.syms.len();
     let mut symbols = EdgeList::new(s + cat.files.len());
-    let mut files: Vec<Vec<(u32, f64)>> = vec![Vec::new(); cat.files.len()];
+    let mut files: FileGraph = vec![Vec::new(); cat.files.len()];
     let mut visited = vec![false; cat.files.len()];
     build::for_each_file_edges(conn, |id, blob| {
         let Some(&fi) = cat.file_by_id.get(&id) else {
