@@ -522,3 +522,75 @@ fn regression_show_tells_resolved_references_from_name_only_guesses() {
     assert_eq!(shown["referenced_by_name_total"], 1);
     assert_eq!(shown["referenced_by_name"][0]["how"], "name");
 }
+
+/// The memory budget bounds what a build buffers, never what it finds: a tree of more files
+/// than the smallest budget's parse window (64) and resolution batch (128), built with it and
+/// with the default, gives the same map, edges and counts.
+#[test]
+fn index_memory_budget_changes_nothing_but_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let body = if i == 0 {
+            "def step_0(x):\n    return x\n".to_owned()
+        } else {
+            format!(
+                "from mod_{prev} import step_{prev}\n\n\ndef step_{i}(x):\n    \"\"\"Step {i}.\"\"\"\n    return step_{prev}(x) + {i}\n",
+                prev = i - 1
+            )
+        };
+        std::fs::write(dir.path().join(format!("mod_{i}.py")), body).unwrap();
+    }
+    let build = |db: &str, memory: Option<&str>| {
+        let mut cmd = cast();
+        cmd.args(["index", "--json", "--db", db]).arg(dir.path());
+        if let Some(m) = memory {
+            cmd.args(["--memory", m]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = json_lines(&out.stdout).remove(0);
+        let map = cast()
+            .args([
+                "map",
+                "--json",
+                "--no-refresh",
+                "--budget",
+                "4000",
+                "--db",
+                db,
+            ])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        (report, String::from_utf8(map.stdout).unwrap())
+    };
+    let small_db = dir.path().join("small.sqlite");
+    let default_db = dir.path().join("default.sqlite");
+    let (small, small_map) = build(small_db.to_str().unwrap(), Some("32"));
+    let (default, default_map) = build(default_db.to_str().unwrap(), None);
+    assert_eq!(small["files"], 300);
+    assert_eq!(small["edges"], default["edges"]);
+    assert!(small["edges"].as_u64().unwrap() >= 299, "{small}");
+    assert_eq!(small["file_edges"], default["file_edges"]);
+    assert_eq!(small["symbols"], default["symbols"]);
+    assert!(small_map.contains("step_"), "{small_map}");
+    assert_eq!(small_map, default_map);
+}
+
+#[test]
+fn index_memory_from_the_environment_must_be_a_number() {
+    let dir = project();
+    cast()
+        .args(["index"])
+        .arg(dir.path())
+        .env("CAST_INDEX_MEMORY", "lots")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "CAST_INDEX_MEMORY=\"lots\" is not a number of MiB",
+        ));
+}

@@ -45,8 +45,9 @@ pub mod skeleton;
 pub mod trace;
 
 pub use cast_index::{
-    self, GraphEdge, Index, IndexError, IndexOptions, IndexReport, IndexStats, KeptIndex, Phases,
-    Progress, RankedFile, RankedSymbol, Refresh, SCHEMA_VERSION, Snapshot, default_db_path,
+    self, GraphEdge, Index, IndexError, IndexOptions, IndexReport, IndexStats, KeptIndex,
+    MemoryBudget, Phases, Progress, RankedFile, RankedSymbol, Refresh, SCHEMA_VERSION, Snapshot,
+    default_db_path,
 };
 pub use cast_parser;
 /// Which files a search covers ([`Queries::find_in`]).

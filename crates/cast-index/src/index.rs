@@ -9,6 +9,7 @@ use cast_parser::{Registry, WalkOptions};
 use cast_workspace::LiveWatch;
 use rusqlite::Connection;
 
+use crate::MemoryBudget;
 use crate::listing::{
     Listing, ListingSource, StatShare, WALK_WATCH, encode_watch, is_current, list, list_watched,
 };
@@ -39,6 +40,8 @@ pub struct IndexOptions {
     /// Where the database is; `ROOT/.cast/index.sqlite` by default.
     pub db_path: Option<PathBuf>,
     pub refresh: Refresh,
+    /// What a build or refresh through this handle may buffer ([`MemoryBudget`]).
+    pub memory: MemoryBudget,
 }
 
 /// An open index of one code base. See the crate documentation.
@@ -47,6 +50,8 @@ pub struct Index {
     pub(crate) db_path: PathBuf,
     pub(crate) conn: Connection,
     pub(crate) registry: Registry,
+    /// What a build or refresh may buffer.
+    pub(crate) memory: MemoryBudget,
     report: Option<IndexReport>,
     /// Set by [`Index::answer_many`]: the kernel may watch the tree.
     pub(crate) answer_many: bool,
@@ -117,6 +122,7 @@ impl Index {
             second: None,
             live: None,
             memo: crate::memo::Memo::default(),
+            memory: options.memory,
         };
         let needed = match options.refresh {
             Refresh::Always => true,
@@ -408,6 +414,7 @@ impl Index {
             root: &self.root,
             db_path: &self.db_path,
             registry: &self.registry,
+            memory: self.memory,
         }
         .write(walk, progress, listing);
         self.memo.clear();

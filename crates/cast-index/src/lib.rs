@@ -33,6 +33,7 @@
 // A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod budget;
 mod codec;
 mod error;
 pub mod graph;
@@ -46,6 +47,7 @@ mod store;
 pub mod text;
 mod writer;
 
+pub use budget::MemoryBudget;
 pub use cast_parser;
 pub use error::{IndexError, Result};
 pub use graph::stored::{FilePositions, RankedTable, Ranks, SortedRanks, StoredFileGraph};

@@ -166,9 +166,10 @@ pub(crate) struct CatFile {
     /// The module the file is, as `modpath::module_name` names it (`a.b.c` for Python).
     pub module: String,
     pub imports: Vec<Import>,
-    /// Indexes into `imports` by the name each binds (star imports left out), in source order:
-    /// binding a name looks here instead of scanning every import.
-    imports_by_name: HashMap<Box<str>, Vec<u32>>,
+    /// Indexes into `imports` (star imports left out) sorted by the name each binds, in source
+    /// order among equal names: binding a name searches here instead of scanning every import.
+    /// Four bytes an import, where a table by name held a copy of each name and a list per name.
+    imports_by_name: Box<[u32]>,
     /// Indexes of the `from m import *` imports, in source order.
     star_imports: Vec<u32>,
     /// Dense symbol indexes in source order.
@@ -183,9 +184,10 @@ pub(crate) struct CatFile {
 impl CatFile {
     /// The imports that bind `name` (star imports excluded), in source order.
     fn imports_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Import> + 'a {
-        self.imports_by_name
-            .get(name)
-            .map_or(&[][..], Vec::as_slice)
+        let bound = |k: &u32| self.imports.get(*k as usize).map_or("", Import::bound_name);
+        let start = self.imports_by_name.partition_point(|k| bound(k) < name);
+        let tail = &self.imports_by_name[start..];
+        tail[..tail.partition_point(|k| bound(k) == name)]
             .iter()
             .filter_map(|&k| self.imports.get(k as usize))
     }
@@ -198,13 +200,62 @@ impl CatFile {
     }
 }
 
+/// Row id → dense index, for the files' and the symbols' ids. Row ids are nearly always dense
+/// (1 to the row count, with the gaps deletions leave), so those are a list indexed by id (four
+/// bytes a row, where a hash table takes 17 to 34); an id far past the rows there are goes to a
+/// table.
+#[derive(Debug, Default)]
+pub(crate) struct IdMap {
+    dense: Vec<u32>,
+    sparse: HashMap<i64, u32>,
+    len: usize,
+}
+
+impl IdMap {
+    const NONE: u32 = u32::MAX;
+
+    /// Room for `n` ids.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.dense
+            .reserve_exact((2 * n + 1024).saturating_sub(self.dense.len()));
+    }
+
+    pub(crate) fn insert(&mut self, id: i64, index: u32) {
+        self.len += 1;
+        let slot = usize::try_from(id)
+            .ok()
+            .filter(|&i| i < 2 * self.len + 1024);
+        match slot {
+            Some(i) => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, Self::NONE);
+                }
+                self.dense[i] = index;
+            }
+            None => {
+                self.sparse.insert(id, index);
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Option<u32> {
+        let dense = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.dense.get(i).copied());
+        match dense {
+            Some(Self::NONE) | None => self.sparse.get(&id).copied(),
+            found => found,
+        }
+    }
+}
+
 /// Everything resolution and ranking need, in memory: files, symbols, names, edges.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
     pub files: Vec<CatFile>,
-    pub file_by_id: HashMap<i64, u32>,
+    pub file_by_id: IdMap,
     pub syms: Vec<CatSym>,
-    pub sym_by_id: HashMap<i64, u32>,
+    pub sym_by_id: IdMap,
     names: HashMap<String, u32>,
     pub name_list: Vec<String>,
     module_exact: HashMap<(Family, String), u32>,
@@ -331,6 +382,15 @@ enum Bind {
 }
 
 impl Catalog {
+    /// Room for `files` files and `symbols` symbols, which [`Self::add_file`] and
+    /// [`Self::add_sym`] would otherwise grow by doubling (up to twice the room they need).
+    pub(crate) fn reserve(&mut self, files: usize, symbols: usize) {
+        self.files.reserve_exact(files);
+        self.file_by_id.reserve(files);
+        self.syms.reserve_exact(symbols);
+        self.sym_by_id.reserve(symbols);
+    }
+
     pub(crate) fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.names.get(s) {
             return id;
@@ -355,25 +415,21 @@ impl Catalog {
     ) -> u32 {
         let family = language.map_or_else(|| Family::of_path(rel), Family::of_language);
         let idx = self.files.len() as u32;
-        let mut imports_by_name: HashMap<Box<str>, Vec<u32>> = HashMap::default();
-        let mut star_imports = Vec::new();
-        for (k, imp) in imports.iter().enumerate() {
-            if imp.name.as_deref() == Some("*") {
-                star_imports.push(k as u32);
-            } else {
-                imports_by_name
-                    .entry(imp.bound_name().into())
-                    .or_default()
-                    .push(k as u32);
-            }
-        }
+        let (star_imports, mut imports_by_name): (Vec<u32>, Vec<u32>) = (0..imports.len() as u32)
+            .partition(|&k| imports[k as usize].name.as_deref() == Some("*"));
+        // Stable: source order among imports that bind the same name.
+        imports_by_name.sort_by(|&a, &b| {
+            imports[a as usize]
+                .bound_name()
+                .cmp(imports[b as usize].bound_name())
+        });
         self.files.push(CatFile {
             id,
             rel: rel.to_owned(),
             family,
             module: modpath::module_name(family, rel),
             imports,
-            imports_by_name,
+            imports_by_name: imports_by_name.into_boxed_slice(),
             star_imports,
             ..CatFile::default()
         });
@@ -1239,11 +1295,11 @@ impl Catalog {
             let src = if src == 0 {
                 None
             } else {
-                Some(*self.sym_by_id.get(&(src as i64))?)
+                Some(self.sym_by_id.get(src as i64)?)
             };
             out.push(Edge {
                 src,
-                dst: *self.sym_by_id.get(&(dst as i64))?,
+                dst: self.sym_by_id.get(dst as i64)?,
                 how: How::from_code(code >> 4)?,
                 kind: ref_kind_of(code & 0x0f)?,
                 k,
@@ -1261,7 +1317,7 @@ impl Catalog {
             let id = r.varint()? as i64;
             let line = r.u32()?;
             out.push(Dep {
-                dst: *self.file_by_id.get(&id)?,
+                dst: self.file_by_id.get(id)?,
                 line,
             });
         }
@@ -1313,4 +1369,32 @@ pub fn decode_deps_raw(data: &[u8]) -> Option<Vec<(i64, u32)>> {
         out.push((r.varint()? as i64, r.u32()?));
     }
     r.at_end().then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdMap;
+
+    #[test]
+    fn an_id_map_finds_dense_and_far_ids_alike() {
+        let mut ids = IdMap::default();
+        ids.reserve(3);
+        // Dense ids with a gap, one far past the rest, and a negative one.
+        for (id, index) in [(1, 0), (2, 1), (4, 2), (1_000_000_000_000, 3), (-5, 4)] {
+            ids.insert(id, index);
+        }
+        assert_eq!(ids.get(1), Some(0));
+        assert_eq!(ids.get(4), Some(2));
+        assert_eq!(ids.get(3), None);
+        assert_eq!(ids.get(1_000_000_000_000), Some(3));
+        assert_eq!(ids.get(-5), Some(4));
+        assert_eq!(ids.get(0), None);
+        // The far id stays in the table while the dense list grows past smaller ids.
+        for id in 5..3000 {
+            ids.insert(id, id as u32);
+        }
+        assert_eq!(ids.get(2999), Some(2999));
+        assert_eq!(ids.get(1_000_000_000_000), Some(3));
+        assert!(ids.dense.len() < 8192, "{}", ids.dense.len());
+    }
 }

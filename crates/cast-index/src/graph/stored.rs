@@ -171,7 +171,7 @@ fn graphs(
     let mut files: FileGraph = vec![Vec::new(); cat.files.len()];
     let mut visited = vec![false; cat.files.len()];
     build::for_each_file_edges(conn, |id, blob| {
-        let Some(&fi) = cat.file_by_id.get(&id) else {
+        let Some(fi) = cat.file_by_id.get(id) else {
             return;
         };
         let edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();

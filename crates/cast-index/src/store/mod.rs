@@ -304,6 +304,21 @@ pub(crate) fn set_mmap_size(conn: &Connection, bytes: i64) -> rusqlite::Result<(
     conn.execute_batch(&format!("PRAGMA mmap_size={bytes};"))
 }
 
+/// `conn`'s page cache as `PRAGMA cache_size` says it (negative: KiB; positive: pages).
+pub(crate) fn cache_size(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA cache_size", [], |r| r.get(0))
+}
+
+/// Sets `conn`'s page cache as [`cache_size`] read it.
+pub(crate) fn set_cache_size(conn: &Connection, size: i64) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!("PRAGMA cache_size={size};"))
+}
+
+/// Gives `conn` a page cache of `kib` KiB.
+pub(crate) fn set_cache_kib(conn: &Connection, kib: u64) -> rusqlite::Result<()> {
+    set_cache_size(conn, -i64::try_from(kib).unwrap_or(i64::MAX))
+}
+
 /// A file of at most this many pages holds nothing worth a journal (a new file, or one made
 /// and never filled).
 const BULK_MAX_PAGES: i64 = 64;

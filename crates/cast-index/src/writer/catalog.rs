@@ -9,13 +9,16 @@ use rusqlite::Connection;
 use crate::codec;
 use crate::graph::modpath::{self, Family};
 use crate::graph::resolve::{Catalog, Edge};
-use crate::store::{build, kind_of, rows};
+use crate::store::{self, build, kind_of, rows};
 
 /// Files, symbols, imports and stored imports between files in memory, with each file's stored
 /// inheritance edges (the base classes resolution looks through); the other edges stay in the
 /// index.
 pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
+    if let Some(counts) = store::counts(conn)? {
+        cat.reserve(counts.files, counts.symbols);
+    }
     // Each file's stored deps blob, decoded once every file is known.
     let mut deps: Vec<Option<Vec<u8>>> = Vec::new();
     build::for_each_catalog_row(conn, |row| {
@@ -42,7 +45,7 @@ pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<C
     // Edges name symbols by id: decoded once every symbol is known.
     let mut inherits: Vec<(u32, Vec<Edge>)> = Vec::new();
     build::for_each_file_edges(conn, |id, blob| {
-        let Some(&fi) = cat.file_by_id.get(&id) else {
+        let Some(fi) = cat.file_by_id.get(id) else {
             return;
         };
         let mut edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();
@@ -103,7 +106,7 @@ pub(super) fn load_refs(
 ) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
-        let Some(&f) = cat.file_by_id.get(id) else {
+        let Some(f) = cat.file_by_id.get(*id) else {
             continue;
         };
         let blob = rows::file_blob(conn, *id, rows::FileBlob::Refs)?;

@@ -19,7 +19,6 @@ use cast_parser::{DEFAULT_MAX_FILESIZE, Registry, WalkOptions};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::Result;
 use crate::graph::stored::rank_and_store;
 use crate::history::{self, HistoryError};
 use crate::listing::{
@@ -27,9 +26,10 @@ use crate::listing::{
     walk_text,
 };
 use crate::store::{self, State, build, db_err, rows};
+use crate::{MemoryBudget, Result};
 pub(crate) use catalog::load_catalog;
 use catalog::load_refs;
-use parse::{OldFile, Outcome, PARSE_WINDOW, read_and_parse};
+use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
 /// What a build or refresh did, for the summary line and for benchmarks.
@@ -97,17 +97,13 @@ pub enum Progress {
     Ranking,
 }
 
-/// Files whose references resolution holds at once (a file's are decoded from its stored blob
-/// for each of the two passes): enough to keep every core busy, few enough that the whole
-/// tree's references are never in memory together.
-const RESOLVE_BATCH: usize = 1024;
-
 /// Writes one refresh of the index through a connection the open [`crate::Index`] lends it.
 pub(crate) struct IndexWriter<'a> {
     pub(crate) conn: &'a Connection,
     pub(crate) root: &'a Path,
     pub(crate) db_path: &'a Path,
     pub(crate) registry: &'a Registry,
+    pub(crate) memory: MemoryBudget,
 }
 
 impl IndexWriter<'_> {
@@ -124,10 +120,16 @@ impl IndexWriter<'_> {
         // through the memory map: every mapped page it touched would stay in its resident
         // memory, which would then grow with the database (a cold build of the stdlib with
         // site-packages touches most of its 177 MB). Readers keep the map.
+        //
+        // Its page cache is the budget's; readers keep theirs.
         let mapped = store::mmap_size(self.conn).map_err(&err)?;
+        let cache = store::cache_size(self.conn).map_err(&err)?;
         store::set_mmap_size(self.conn, 0).map_err(&err)?;
+        store::set_cache_kib(self.conn, self.memory.page_cache_kib()).map_err(&err)?;
         let written = self.write_unmapped(walk, progress, listing);
-        let restored = store::set_mmap_size(self.conn, mapped).map_err(&err);
+        let restored = store::set_mmap_size(self.conn, mapped)
+            .and_then(|()| store::set_cache_size(self.conn, cache))
+            .map_err(&err);
         written.and_then(|report| restored.map(|()| report))
     }
 
@@ -275,7 +277,7 @@ impl IndexWriter<'_> {
         let write_result: Result<()> = cast_workspace::ordered::for_each_in_order(
             &to_read,
             threads,
-            PARSE_WINDOW,
+            self.memory.parse_window(),
             |item| {
                 let old_hash = old.get(&item.rel).map(|o| o.hash.as_slice());
                 // A panic while one file is read, parsed or cut into terms (a bug) costs that
@@ -389,13 +391,17 @@ impl IndexWriter<'_> {
             });
             // The references of a batch of files at a time, not of the whole tree: they are
             // read twice (once per pass) but never all held at once.
-            for batch in targets.chunks(RESOLVE_BATCH) {
+            // Files whose references resolution holds at once (a file's are decoded from its
+            // stored blob for each of the two passes): enough to keep every core busy, few
+            // enough that the whole tree's references are never in memory together.
+            let batch_size = self.memory.resolve_batch();
+            for batch in targets.chunks(batch_size) {
                 let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
                 catalog.resolve_inherits(&refs);
             }
             catalog.rebuild_bases();
             let mut graph_changed = structure_changed || report.cold;
-            for batch in targets.chunks(RESOLVE_BATCH) {
+            for batch in targets.chunks(batch_size) {
                 let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
                 report.resolved_files += refs.len();
                 let rest = catalog.resolve_rest(&refs);

@@ -8,10 +8,6 @@ use crate::listing::Listed;
 use crate::store::kind_code;
 use crate::text::{FileTerms, SymbolTerms};
 
-/// Parse results that may wait, ahead of the one being written (a slow file holds the rest of
-/// them in memory meanwhile).
-pub(super) const PARSE_WINDOW: usize = 512;
-
 pub(super) struct OldFile {
     pub(super) id: i64,
     /// Listed by this walk (an indexed file that is not is deleted).

@@ -1,0 +1,73 @@
+//! How much memory a build may hold in the parts of it that do not grow with the tree.
+
+/// The memory a build or refresh may spend on its bounded parts: SQLite's page cache while it
+/// writes (a quarter of the budget), the parse results waiting to be written in path order (two
+/// files per MiB), and the files whose references resolution decodes at once (four per MiB).
+/// Like tantivy's writer arena, it bounds what is buffered, not what the tree is: the catalog
+/// resolution looks names up in (a few hundred bytes a symbol) and ranking's edge list (10 bytes an
+/// edge) grow with the tree, and a parse holds one file's syntax tree per core.
+///
+/// The default, 256 MiB, is the size every figure in `docs/analyzer.md` was measured with: a
+/// cold build of the stdlib with site-packages (141 MB of source) peaks at about 280 MB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryBudget {
+    mebibytes: u64,
+}
+
+impl MemoryBudget {
+    /// The smallest budget taken: below it the windows would starve the parse threads.
+    pub const MIN_MEBIBYTES: u64 = 32;
+
+    /// A budget of `mebibytes` MiB, raised to [`Self::MIN_MEBIBYTES`].
+    pub fn mebibytes(mebibytes: u64) -> MemoryBudget {
+        MemoryBudget {
+            mebibytes: mebibytes.max(Self::MIN_MEBIBYTES),
+        }
+    }
+
+    pub fn as_mebibytes(self) -> u64 {
+        self.mebibytes
+    }
+
+    /// SQLite's page cache for the writing connection, in KiB.
+    pub(crate) fn page_cache_kib(self) -> u64 {
+        self.mebibytes * 1024 / 4
+    }
+
+    /// Parse results that may wait ahead of the one being written.
+    pub(crate) fn parse_window(self) -> usize {
+        (self.mebibytes as usize).saturating_mul(2).clamp(16, 8192)
+    }
+
+    /// Files whose references resolution decodes at once.
+    pub(crate) fn resolve_batch(self) -> usize {
+        (self.mebibytes as usize).saturating_mul(4).clamp(64, 16384)
+    }
+}
+
+impl Default for MemoryBudget {
+    fn default() -> MemoryBudget {
+        MemoryBudget::mebibytes(256)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryBudget;
+
+    #[test]
+    fn the_default_budget_is_what_the_build_used_before_it_had_one() {
+        let budget = MemoryBudget::default();
+        assert_eq!(budget.page_cache_kib(), 65536);
+        assert_eq!(budget.parse_window(), 512);
+        assert_eq!(budget.resolve_batch(), 1024);
+    }
+
+    #[test]
+    fn a_tiny_budget_is_raised_to_the_floor() {
+        let budget = MemoryBudget::mebibytes(1);
+        assert_eq!(budget.as_mebibytes(), MemoryBudget::MIN_MEBIBYTES);
+        assert_eq!(budget.parse_window(), 64);
+        assert_eq!(budget.page_cache_kib(), 8192);
+    }
+}
