@@ -58,6 +58,15 @@ impl<W: EdgeWeight> EdgeList<W> {
         }
     }
 
+    /// No edges between `nodes` nodes yet, with room for `edges`.
+    pub fn with_capacity(nodes: usize, edges: usize) -> EdgeList<W> {
+        EdgeList {
+            nodes,
+            ends: Vec::with_capacity(edges),
+            weights: Vec::with_capacity(edges),
+        }
+    }
+
     /// Adds an edge; one with an end out of range is left out.
     pub fn push(&mut self, source: u32, target: u32, weight: W) {
         if (source as usize) < self.nodes && (target as usize) < self.nodes {

@@ -165,7 +165,7 @@ pub(crate) struct CatFile {
     pub family: Family,
     /// The module the file is, as `modpath::module_name` names it (`a.b.c` for Python).
     pub module: String,
-    pub imports: Vec<Import>,
+    pub imports: Vec<CatImport>,
     /// Indexes into `imports` (star imports left out) sorted by the name each binds, in source
     /// order among equal names: binding a name searches here instead of scanning every import.
     /// Four bytes an import, where a table by name held a copy of each name and a list per name.
@@ -182,21 +182,77 @@ pub(crate) struct CatFile {
 }
 
 impl CatFile {
-    /// The imports that bind `name` (star imports excluded), in source order.
-    fn imports_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Import> + 'a {
-        let bound = |k: &u32| self.imports.get(*k as usize).map_or("", Import::bound_name);
-        let start = self.imports_by_name.partition_point(|k| bound(k) < name);
-        let tail = &self.imports_by_name[start..];
-        tail[..tail.partition_point(|k| bound(k) == name)]
-            .iter()
-            .filter_map(|&k| self.imports.get(k as usize))
-    }
-
     /// The `from m import *` imports, in source order.
-    fn star_imports(&self) -> impl Iterator<Item = &Import> + '_ {
+    fn star_imports(&self) -> impl Iterator<Item = &CatImport> + '_ {
         self.star_imports
             .iter()
             .filter_map(|&k| self.imports.get(k as usize))
+    }
+}
+
+/// An import as resolution holds it, its names interned in [`Catalog::texts`] (28 bytes and no
+/// string of its own, where a parsed [`Import`] is 96 and three strings: a large tree has
+/// hundreds of thousands of imports, mostly of the same few modules and names).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CatImport {
+    module: u32,
+    /// The imported name (`from m import name`), or [`Texts::NONE`].
+    name: u32,
+    /// The name it binds ([`Import::bound_name`]).
+    bound: u32,
+    aliased: bool,
+    /// Leading dots of a relative import (0 for an absolute one).
+    level: u32,
+    line: u32,
+    /// Index of the enclosing symbol in the file, or [`Texts::NONE`].
+    scope: u32,
+}
+
+impl CatImport {
+    fn scope(&self) -> Option<usize> {
+        (self.scope != Texts::NONE).then_some(self.scope as usize)
+    }
+
+    fn is_star(&self, texts: &Texts) -> bool {
+        texts.get_opt(self.name) == Some("*")
+    }
+}
+
+/// Interned strings: each once, shared by the map and the list.
+#[derive(Debug, Default)]
+pub(crate) struct Texts {
+    ids: HashMap<std::sync::Arc<str>, u32>,
+    list: Vec<std::sync::Arc<str>>,
+}
+
+impl Texts {
+    const NONE: u32 = u32::MAX;
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        let text: std::sync::Arc<str> = s.into();
+        self.list.push(text.clone());
+        self.ids.insert(text, id);
+        id
+    }
+
+    fn intern_opt(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(Self::NONE, |s| self.intern(s))
+    }
+
+    fn id(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+
+    fn get(&self, id: u32) -> &str {
+        self.list.get(id as usize).map_or("", |t| t)
+    }
+
+    fn get_opt(&self, id: u32) -> Option<&str> {
+        (id != Self::NONE).then(|| self.get(id))
     }
 }
 
@@ -258,10 +314,14 @@ pub(crate) struct Catalog {
     pub sym_by_id: IdMap,
     names: HashMap<String, u32>,
     pub name_list: Vec<String>,
-    module_exact: HashMap<(Family, String), u32>,
-    module_suffix: HashMap<(Family, String), Vec<u32>>,
+    /// The strings of imports ([`CatImport`]).
+    texts: Texts,
+    /// Modules by name, the names interned in `texts` (a name and each of its tails is a
+    /// string of its own per file otherwise).
+    module_exact: HashMap<(Family, u32), u32>,
+    module_suffix: HashMap<(Family, u32), Vec<u32>>,
     /// Go and Java: the files of each package (folder).
-    packages: HashMap<(Family, String), Vec<u32>>,
+    packages: HashMap<(Family, u32), Vec<u32>>,
     /// (file, parent + 1 or 0, name) → first symbol of that name in that scope.
     children: HashMap<(u32, u32, u32), u32>,
     top_by_name: HashMap<(Family, u32), Vec<u32>>,
@@ -405,6 +465,24 @@ impl Catalog {
         self.names.get(s).copied()
     }
 
+    /// The imports of `f` that bind `name` (star imports excluded), in source order.
+    fn imports_named<'a>(
+        &self,
+        f: &'a CatFile,
+        name: &str,
+    ) -> impl Iterator<Item = &'a CatImport> + 'a {
+        let found: &[u32] = match self.texts.id(name) {
+            Some(id) => {
+                let bound = |k: &u32| f.imports.get(*k as usize).map_or(Texts::NONE, |i| i.bound);
+                let start = f.imports_by_name.partition_point(|k| bound(k) < id);
+                let tail = &f.imports_by_name[start..];
+                &tail[..tail.partition_point(|k| bound(k) == id)]
+            }
+            None => &[],
+        };
+        found.iter().filter_map(|&k| f.imports.get(k as usize))
+    }
+
     /// Adds a file; `language` is the parser's name for it (`python`, `rust`, …).
     pub(crate) fn add_file(
         &mut self,
@@ -415,14 +493,25 @@ impl Catalog {
     ) -> u32 {
         let family = language.map_or_else(|| Family::of_path(rel), Family::of_language);
         let idx = self.files.len() as u32;
-        let (star_imports, mut imports_by_name): (Vec<u32>, Vec<u32>) = (0..imports.len() as u32)
-            .partition(|&k| imports[k as usize].name.as_deref() == Some("*"));
+        let imports: Vec<CatImport> = imports
+            .iter()
+            .map(|imp| CatImport {
+                module: self.texts.intern(&imp.module),
+                name: self.texts.intern_opt(imp.name.as_deref()),
+                bound: self.texts.intern(imp.bound_name()),
+                aliased: imp.alias.is_some(),
+                level: imp.level,
+                line: imp.line,
+                scope: imp
+                    .scope
+                    .and_then(|s| u32::try_from(s).ok())
+                    .unwrap_or(Texts::NONE),
+            })
+            .collect();
+        let (star_imports, mut imports_by_name): (Vec<u32>, Vec<u32>) =
+            (0..imports.len() as u32).partition(|&k| imports[k as usize].is_star(&self.texts));
         // Stable: source order among imports that bind the same name.
-        imports_by_name.sort_by(|&a, &b| {
-            imports[a as usize]
-                .bound_name()
-                .cmp(imports[b as usize].bound_name())
-        });
+        imports_by_name.sort_by_key(|&k| imports[k as usize].bound);
         self.files.push(CatFile {
             id,
             rel: rel.to_owned(),
@@ -475,50 +564,58 @@ impl Catalog {
         self.module_exact.clear();
         self.module_suffix.clear();
         self.packages.clear();
-        for (i, f) in self.files.iter().enumerate() {
-            if f.family == Family::Other {
+        for i in 0..self.files.len() {
+            let (family, module) = (self.files[i].family, self.files[i].module.clone());
+            if family == Family::Other {
                 continue;
             }
             let i = i as u32;
-            let key = (f.family, f.module.clone());
+            let key = (family, self.texts.intern(&module));
             match self.module_exact.get(&key) {
                 // `.py` over `.pyi`, `x.ts` over `x/index.ts` and `.d.ts`, `lib.rs` over `main.rs`.
-                Some(&old) if !modpath::prefer(&f.rel, &self.files[old as usize].rel) => {}
+                Some(&old)
+                    if !modpath::prefer(
+                        &self.files[i as usize].rel,
+                        &self.files[old as usize].rel,
+                    ) => {}
                 _ => {
-                    self.module_exact.insert(key.clone(), i);
+                    self.module_exact.insert(key, i);
                 }
             }
-            if f.family.has_packages() {
+            if family.has_packages() {
                 self.packages.entry(key).or_default().push(i);
             }
-            if matches!(f.family, Family::Python | Family::Java | Family::Js) {
-                let separator = modpath::separator(f.family);
-                let whole = std::iter::once(f.module.as_str());
-                for tail in whole.chain(modpath::tails(&f.module, separator)) {
+            if matches!(family, Family::Python | Family::Java | Family::Js) {
+                let separator = modpath::separator(family);
+                let whole = std::iter::once(module.as_str());
+                for tail in whole.chain(modpath::tails(&module, separator)) {
+                    let tail = self.texts.intern(tail);
                     self.module_suffix
-                        .entry((f.family, tail.to_owned()))
+                        .entry((family, tail))
                         .or_default()
                         .push(i);
                 }
             }
         }
         // A Rust crate is imported by its declared name: `grep_matcher::Match`.
-        let aliases: Vec<((Family, String), u32)> = self
+        let aliases: Vec<(String, u32)> = self
             .module_exact
             .iter()
             .filter(|((family, _), _)| *family == Family::Rust)
-            .filter_map(|((_, module), &file)| {
-                let (krate, rest) = module.split_once('.').unwrap_or((module.as_str(), ""));
+            .filter_map(|(&(_, module), &file)| {
+                let module = self.texts.get(module);
+                let (krate, rest) = module.split_once('.').unwrap_or((module, ""));
                 let declared = self.rust_crate_names.get(krate)?;
                 let alias = if rest.is_empty() {
                     declared.clone()
                 } else {
                     format!("{declared}.{rest}")
                 };
-                Some(((Family::Rust, alias), file))
+                Some((alias, file))
             })
             .collect();
-        for (key, file) in aliases {
+        for (alias, file) in aliases {
+            let key = (Family::Rust, self.texts.intern(&alias));
             self.module_exact.entry(key).or_insert(file);
         }
         self.children.clear();
@@ -558,6 +655,32 @@ impl Catalog {
         self.rebuild_bases();
     }
 
+    /// Frees what only resolution looks things up in (names, paths, modules, imports, members),
+    /// keeping what ranking reads (files' ids and imports between files, symbols and ids):
+    /// ranking's own lists then take the memory back instead of adding to the peak.
+    pub(crate) fn release_lookups(&mut self) {
+        self.names = HashMap::default();
+        self.name_list = Vec::new();
+        self.texts = Texts::default();
+        self.module_exact = HashMap::default();
+        self.module_suffix = HashMap::default();
+        self.packages = HashMap::default();
+        self.children = HashMap::default();
+        self.top_by_name = HashMap::default();
+        self.methods_by_name = HashMap::default();
+        self.impls = HashMap::default();
+        self.bases = HashMap::default();
+        for f in &mut self.files {
+            f.rel = String::new();
+            f.module = String::new();
+            f.syms = Vec::new();
+            f.imports = Vec::new();
+            f.imports_by_name = Box::default();
+            f.star_imports = Vec::new();
+            f.inherits = Vec::new();
+        }
+    }
+
     /// Base classes from the `Inherit` edges currently held.
     pub(crate) fn rebuild_bases(&mut self) {
         self.bases.clear();
@@ -577,14 +700,14 @@ impl Catalog {
     /// longest tail of the import path that is a package of the tree.
     fn module_file(&self, family: Family, name: &str, exact: bool, from: u32) -> Option<u32> {
         if exact {
-            return self.module_exact.get(&(family, name.to_owned())).copied();
+            return self.module_named(family, name);
         }
         match family {
             Family::Go => {
                 let whole = std::iter::once(name);
                 return whole
                     .chain(modpath::tails(name, '/'))
-                    .find_map(|tail| self.module_exact.get(&(family, tail.to_owned())).copied());
+                    .find_map(|tail| self.module_named(family, tail));
             }
             Family::Js => {
                 // `pkg/sub` is `sub` inside package `pkg` (`@scope/pkg/sub`: two parts).
@@ -598,9 +721,15 @@ impl Catalog {
         self.nearest_module(family, name, from)
     }
 
+    /// The file of the module whose full name is `name`.
+    fn module_named(&self, family: Family, name: &str) -> Option<u32> {
+        let name = self.texts.id(name)?;
+        self.module_exact.get(&(family, name)).copied()
+    }
+
     /// Among the modules `name` is a tail of, the nearest to `from`.
     fn nearest_module(&self, family: Family, name: &str, from: u32) -> Option<u32> {
-        let cands = self.module_suffix.get(&(family, name.to_owned()))?;
+        let cands = self.module_suffix.get(&(family, self.texts.id(name)?))?;
         if cands.len() == 1 {
             return cands.first().copied();
         }
@@ -622,8 +751,9 @@ impl Catalog {
     fn package_of(&self, file: u32) -> impl Iterator<Item = u32> + '_ {
         let f = &self.files[file as usize];
         let others: &[u32] = if f.family.has_packages() {
-            self.packages
-                .get(&(f.family, f.module.clone()))
+            self.texts
+                .id(&f.module)
+                .and_then(|module| self.packages.get(&(f.family, module)))
                 .map_or(&[], Vec::as_slice)
         } else {
             &[]
@@ -703,11 +833,12 @@ impl Catalog {
     }
 
     /// The module name an import statement refers to, and whether it is exact.
-    fn import_base(&self, file: u32, imp: &Import) -> Option<(String, bool)> {
+    fn import_base(&self, file: u32, imp: &CatImport) -> Option<(String, bool)> {
         let f = &self.files[file as usize];
+        let module = self.texts.get(imp.module);
         match f.family {
             Family::Rust => {
-                let scope = imp.scope.and_then(|o| f.syms.get(o).copied());
+                let scope = imp.scope().and_then(|o| f.syms.get(o).copied());
                 let mut current = f.module.clone();
                 for inline in self.inline_modules(scope) {
                     current.push('.');
@@ -715,20 +846,21 @@ impl Catalog {
                 }
                 // A child module: declared by `mod name;` or an inline `mod name { … }`.
                 let is_child = |name: &str| {
-                    f.imports_named(name).any(|i| i.module == "self")
+                    self.imports_named(f, name)
+                        .any(|i| self.texts.get(i.module) == "self")
                         || self.name_id(name).is_some_and(|n| {
                             self.child(file, scope, n)
                                 .is_some_and(|c| self.syms[c as usize].kind == SymbolKind::Module)
                         })
                 };
-                return Some((modpath::rust_path(&current, &imp.module, is_child), true));
+                return Some((modpath::rust_path(&current, module, is_child), true));
             }
-            Family::Js => return Some(modpath::js_path(&f.rel, &imp.module)),
-            Family::Go | Family::Java | Family::Other => return Some((imp.module.clone(), false)),
+            Family::Js => return Some(modpath::js_path(&f.rel, module)),
+            Family::Go | Family::Java | Family::Other => return Some((module.to_owned(), false)),
             Family::Python => {}
         }
         if imp.level == 0 {
-            return Some((imp.module.clone(), false));
+            return Some((module.to_owned(), false));
         }
         let rel = &self.files[file as usize].rel;
         let mut dirs: Vec<&str> = rel.split('/').collect();
@@ -737,25 +869,25 @@ impl Catalog {
             dirs.pop()?;
         }
         let mut name = dirs.join(".");
-        if !imp.module.is_empty() {
+        if !module.is_empty() {
             if !name.is_empty() {
                 name.push('.');
             }
-            name.push_str(&imp.module);
+            name.push_str(module);
         }
         Some((name, true))
     }
 
     /// What a name bound by `imp` in `file` refers to.
-    fn bind_import(&self, file: u32, imp: &Import, depth: u32) -> Bind {
+    fn bind_import(&self, file: u32, imp: &CatImport, depth: u32) -> Bind {
         let family = self.files[file as usize].family;
         let Some((base, exact)) = self.import_base(file, imp) else {
             return Bind::Nothing;
         };
-        let Some(name) = imp.name.as_deref() else {
+        let Some(name) = self.texts.get_opt(imp.name) else {
             // `import a.b.c` binds `a`; `import a.b as x` binds `a.b`; a Go package, a
             // JavaScript namespace or default import binds the module itself.
-            let bound = if imp.alias.is_some() || family != Family::Python {
+            let bound = if imp.aliased || family != Family::Python {
                 base
             } else {
                 base.split('.').next().unwrap_or("").to_owned()
@@ -797,10 +929,13 @@ impl Catalog {
             return Bind::Nothing;
         }
         let module = &self.files[g as usize];
-        if let Some(imp) = module.imports_named(name).find(|i| i.scope.is_none()) {
+        if let Some(imp) = self
+            .imports_named(module, name)
+            .find(|i| i.scope().is_none())
+        {
             return self.bind_import(g, imp, depth + 1);
         }
-        for imp in module.star_imports().filter(|i| i.scope.is_none()) {
+        for imp in module.star_imports().filter(|i| i.scope().is_none()) {
             if let Some((base, exact)) = self.import_base(g, imp)
                 && let Some(h) = self.module_file(module.family, &base, exact, g)
                 && h != g
@@ -852,7 +987,7 @@ impl Catalog {
         }
         for imp in self.files[file as usize]
             .star_imports()
-            .filter(|i| i.scope.is_none())
+            .filter(|i| i.scope().is_none())
         {
             if let Some((base, exact)) = self.import_base(file, imp)
                 && let Some(g) = self.module_file(family, &base, exact, file)
@@ -890,9 +1025,9 @@ impl Catalog {
 
     fn bind_import_at(&self, file: u32, level: Option<u32>, name: &str) -> Option<Bind> {
         let f = &self.files[file as usize];
-        let imp = f
-            .imports_named(name)
-            .find(|i| i.scope.and_then(|o| f.syms.get(o).copied()) == level)?;
+        let imp = self
+            .imports_named(f, name)
+            .find(|i| i.scope().and_then(|o| f.syms.get(o).copied()) == level)?;
         Some(self.bind_import(file, imp, 0))
     }
 
@@ -936,9 +1071,9 @@ impl Catalog {
                     return None;
                 }
                 let module_name = &self.name_list[sym.name as usize];
-                let imp = self.files[sym.file as usize]
-                    .imports_named(module_name)
-                    .find(|i| i.module == "self")?;
+                let imp = self
+                    .imports_named(&self.files[sym.file as usize], module_name)
+                    .find(|i| self.texts.get(i.module) == "self")?;
                 let bound = self.bind_import(sym.file, imp, 0);
                 if matches!(bound, Bind::Sym(b) if b == s) {
                     return None;
@@ -1186,7 +1321,7 @@ impl Catalog {
             let Some((base, exact)) = self.import_base(file, imp) else {
                 continue;
             };
-            let target = match imp.name.as_deref() {
+            let target = match self.texts.get_opt(imp.name) {
                 Some(n) if n != "*" => {
                     let sub = if base.is_empty() {
                         n.to_owned()

@@ -167,7 +167,13 @@ fn graphs(
     cat: &Catalog,
 ) -> rusqlite::Result<(EdgeList<InverseCount>, FileGraph)> {
     let s = cat.syms.len();
-    let mut symbols = EdgeList::new(s + cat.files.len());
+    // Counted first (each blob starts with its count), so the list is allocated once at its
+    // size: grown by doubling it would hold up to twice that, and copy it on the way.
+    let mut count = member_edges(cat);
+    build::for_each_file_edges(conn, |_, blob| {
+        count += blob.and_then(|b| Reader::new(b).varint()).unwrap_or(0) as usize;
+    })?;
+    let mut symbols = EdgeList::with_capacity(s + cat.files.len(), count);
     let mut files: FileGraph = vec![Vec::new(); cat.files.len()];
     let mut visited = vec![false; cat.files.len()];
     build::for_each_file_edges(conn, |id, blob| {

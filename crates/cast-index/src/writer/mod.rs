@@ -417,6 +417,7 @@ impl IndexWriter<'_> {
                 }
             }
             report.phases.resolve = lap(&mut phase);
+            catalog.release_lookups();
             // Same edges as before (an edit that changed no reference): the ranks, and the
             // count of edges, stand.
             if graph_changed {
