@@ -147,7 +147,7 @@ fn member_edges(cat: &Catalog) -> usize {
     cat.syms
         .iter()
         .filter(|sym| {
-            sym.parent
+            sym.parent()
                 .is_some_and(|p| cat.syms[p as usize].kind.is_type())
         })
         .count()
@@ -194,7 +194,7 @@ fn graphs(
         }
     }
     for (i, sym) in cat.syms.iter().enumerate() {
-        if let Some(p) = sym.parent
+        if let Some(p) = sym.parent()
             && cat.syms[p as usize].kind.is_type()
         {
             symbols.push(p, i as u32, InverseCount(1));
