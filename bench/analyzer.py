@@ -335,14 +335,19 @@ def bench_against(cast: str, other: str, copy: Path, queries: Path, rounds: int)
     return result
 
 
-def build_stamp(runs: int) -> str:
-    """`COMMIT, YYYY-MM-DD, load L, medians of N`: the "build, date" cell of docs/analyzer.md."""
+def commit_and_day() -> tuple[str, str]:
+    """This checkout's short commit (or "unknown build") and today's date (UTC)."""
     try:
         commit = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown build"
-    day = time.strftime("%Y-%m-%d", time.gmtime())
+    return commit, time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def build_stamp(runs: int) -> str:
+    """`COMMIT, YYYY-MM-DD, load L, medians of N`: the "build, date" cell of docs/analyzer.md."""
+    commit, day = commit_and_day()
     medians = f", medians of {runs}" if runs > 1 else ""
     return f"{commit}, {day}, load {os.getloadavg()[0]:.1f}{medians}"
 

@@ -78,7 +78,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from analyzer import SOURCE_EXT, copy_tree  # noqa: E402  (the same files analyzer.py copies)
+from analyzer import SOURCE_EXT, commit_and_day, copy_tree  # noqa: E402  (the same files analyzer.py copies)
 
 TICK = os.sysconf("SC_CLK_TCK")
 SAMPLE_S = 0.02
@@ -197,12 +197,7 @@ def median_phases(reports: list[dict]) -> dict[str, float]:
 
 
 def stamp(runs: int, copies: int, cores: int, load: float) -> str:
-    try:
-        commit = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown build"
-    day = time.strftime("%Y-%m-%d", time.gmtime())
+    commit, day = commit_and_day()
     return (f"{commit}, {day}, {cores} cores, load {load:.1f} at start, "
             f"{'median of ' if runs > 1 else ''}{runs} run{'s' if runs > 1 else ''}, "
             f"{copies} cop{'ies' if copies > 1 else 'y'}")
