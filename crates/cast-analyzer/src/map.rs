@@ -201,28 +201,8 @@ fn error_line(e: &MapError, depth: usize) -> String {
     )
 }
 
-/// Per file, per calling symbol: each callee, and whether every call to it was found by name
-/// alone.
-type CalleesByFile = HashMap<i64, HashMap<i64, Vec<(i64, bool)>>>;
-
-/// Whether `path` is a file that stands for its package or crate, through which other files'
-/// names are re-exported.
-fn is_package_root(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(
-        name,
-        "__init__.py"
-            | "__init__.pyi"
-            | "lib.rs"
-            | "mod.rs"
-            | "main.rs"
-            | "index.js"
-            | "index.mjs"
-            | "index.jsx"
-            | "index.ts"
-            | "index.tsx"
-    )
-}
+/// Per file, per calling symbol: each callee some call resolved to (not by name alone).
+type CalleesByFile = HashMap<i64, HashMap<i64, Vec<i64>>>;
 
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
@@ -384,41 +364,28 @@ impl Reader<'_> {
 
     /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
     /// one definition (the file's edges are decoded once and kept in `cache`). A call found by
-    /// name alone (`x.rstrip()`, the receiver's type unknown) is shown only when it lands in the
-    /// caller's file or in a file the caller imports: `rstrip` is nearly always `str.rstrip`,
-    /// not the one method of that name the tree defines (`collections.UserString.rstrip`).
+    /// name alone (`x.rstrip()`, the receiver's type unknown) is a guess, and the map states no
+    /// guess as a fact: it is left out (`cast show` lists guesses apart, marked `?`).
     fn callees(
         &self,
         cache: &mut CalleesByFile,
-        caller: &FileInfo,
-        files: &HashMap<i64, FileInfo>,
+        file_id: i64,
         sym: i64,
         ranks: &cast_index::SortedRanks,
     ) -> Result<Vec<String>> {
-        let file_id = caller.id;
-        // The caller's file, what it imports, and what the package roots it imports import in
-        // turn (their re-exports: `use crate::Out` names lib.rs, which declares output.rs;
-        // `from pkg import X` names pkg/__init__.py).
-        let sees = |f: i64| {
-            f == file_id
-                || caller.deps.contains(&f)
-                || caller.deps.iter().any(|d| {
-                    files
-                        .get(d)
-                        .is_some_and(|d| is_package_root(&d.path) && d.deps.contains(&f))
-                })
-        };
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob = self.snap.file_blob(file_id, FileBlob::Edges)?;
-            // Each callee once, guessed only if every call to it was found by name alone.
-            let mut by_src: HashMap<i64, Vec<(i64, bool)>> = HashMap::new();
+            // Each callee once, when some call to it resolved.
+            let mut by_src: HashMap<i64, Vec<i64>> = HashMap::new();
             for e in blob.and_then(|b| decode_edges_raw(&b)).unwrap_or_default() {
-                if e.kind == cast_parser::RefKind::Call && e.k == 1 && e.src != e.dst {
-                    let guessed = e.how == cast_index::graph::resolve::How::Name;
+                if e.kind == cast_parser::RefKind::Call
+                    && e.k == 1
+                    && e.src != e.dst
+                    && e.how != cast_index::graph::resolve::How::Name
+                {
                     let list = by_src.entry(e.src).or_default();
-                    match list.iter_mut().find(|(d, _)| *d == e.dst) {
-                        Some((_, g)) => *g &= guessed,
-                        None => list.push((e.dst, guessed)),
+                    if !list.contains(&e.dst) {
+                        list.push(e.dst);
                     }
                 }
             }
@@ -429,22 +396,19 @@ impl Reader<'_> {
             .and_then(|m| m.get(&sym))
             .cloned()
             .unwrap_or_default();
-        dsts.sort_by(|(a, _), (b, _)| {
+        dsts.sort_by(|a, b| {
             let ra = ranks.get(*a).unwrap_or(0.0);
             let rb = ranks.get(*b).unwrap_or(0.0);
             rb.total_cmp(&ra).then(a.cmp(b))
         });
         let mut out = Vec::new();
-        for (d, guessed) in dsts {
+        for d in dsts {
             if out.len() == CALLEES {
                 break;
             }
             let Some(info) = self.sym_info(d)? else {
                 continue;
             };
-            if guessed && !sees(info.file_id) {
-                continue;
-            }
             out.push(info.qualname);
         }
         Ok(out)
@@ -830,17 +794,8 @@ impl Reader<'_> {
                         .filter(|(_, sid, _)| *sid == Some(s.id))
                         .map(|(_, _, e)| e.clone())
                         .collect(),
-                    calls_to: if s.kind.is_callable() {
-                        match files.get(&s.file_id) {
-                            Some(caller) => self.callees(
-                                &mut callee_cache,
-                                caller,
-                                &files,
-                                s.id,
-                                &sym_ranks.sorted,
-                            )?,
-                            None => Vec::new(),
-                        }
+                    calls_to: if s.kind.is_callable() && files.contains_key(&s.file_id) {
+                        self.callees(&mut callee_cache, s.file_id, s.id, &sym_ranks.sorted)?
                     } else {
                         Vec::new()
                     },

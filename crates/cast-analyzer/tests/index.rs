@@ -991,16 +991,17 @@ fn a_map_of_part_of_the_tree_shows_only_that_part() {
     assert!(none.files.is_empty() && none.files_total == 0 && none.symbols_total == 0);
 }
 
-/// A call found by name alone (`x.m()`, the receiver's type unknown) is shown in the map only
-/// when the callee is in the caller's file or in a file it imports (or that a package root it
-/// imports imports): `line.rstrip()` is `str.rstrip`, not the one `rstrip` of the tree.
+/// A call found by name alone (`x.m()`, the receiver's type unknown) is a guess, and the map
+/// states none as a fact, not even one into a file the caller imports: `doc.words()` may well
+/// be `list.words` of something else. Resolved calls are shown; the guesses stay edges of the
+/// index, which `cast show` lists apart.
 #[test]
-fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
+fn the_map_shows_resolved_calls_and_no_guess() {
     let dir = tempfile::tempdir().unwrap();
     let w = |p: &str, t: &str| write_file(dir.path(), p, t);
     w(
         "texts.py",
-        "class Text:\n    def rstrip(self):\n        return self\n\n    def words(self):\n        return []\n",
+        "class Text:\n    def rstrip(self):\n        return self\n\n    def words(self):\n        return []\n\n\ndef split(text):\n    return text.words()\n",
     );
     w(
         "reader.py",
@@ -1008,7 +1009,7 @@ fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
     );
     w(
         "counter.py",
-        "import texts\n\n\ndef count(doc):\n    return len(doc.words())\n",
+        "import texts\n\n\ndef count(doc):\n    return len(doc.words())\n\n\ndef count_split(doc):\n    return len(texts.split(doc))\n",
     );
     w("pkg/__init__.py", "from pkg.shapes import Square\n");
     w(
@@ -1017,7 +1018,7 @@ fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
     );
     w(
         "user.py",
-        "from pkg import Square\n\n\ndef total(shape):\n    return shape.area()\n",
+        "from pkg import Square\n\n\ndef total(shape):\n    return shape.area()\n\n\ndef unit():\n    return Square.area(Square())\n",
     );
     let index = Index::open(dir.path()).unwrap();
     let text = index.map(&MapOptions::default()).unwrap().render();
@@ -1027,10 +1028,14 @@ fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
             .unwrap_or_else(|| panic!("{def} not shown:\n{text}"))
             .to_owned()
     };
-    assert!(!line_of("def read_lines").contains("rstrip"), "{text}");
-    assert!(line_of("def count").contains("→ Text.words()"), "{text}");
-    assert!(line_of("def total").contains("→ Square.area()"), "{text}");
-    // The guess is still an edge of the index: `cast show` lists it, marked as a guess.
+    // Guesses, in a file not imported and in files imported alike: none shown.
+    assert!(!line_of("def read_lines").contains('→'), "{text}");
+    assert!(!line_of("def count(").contains('→'), "{text}");
+    assert!(!line_of("def total").contains('→'), "{text}");
+    // Resolved through an import: shown.
+    assert!(line_of("def count_split").contains("→ split()"), "{text}");
+    assert!(line_of("def unit").contains("→ Square.area()"), "{text}");
+    // The guesses are still edges of the index: `cast show` lists them, marked as guesses.
     let shown = index.show("Text.rstrip").unwrap();
     assert!(
         shown
@@ -1039,6 +1044,52 @@ fn the_map_shows_a_guessed_call_only_where_the_caller_can_see_it() {
             .any(|r| r.symbol.as_deref() == Some("read_lines")),
         "{shown:?}"
     );
+    let shown = index.show("Text.words").unwrap();
+    assert!(
+        shown
+            .referenced_by_name
+            .iter()
+            .any(|r| r.symbol.as_deref() == Some("count")),
+        "{shown:?}"
+    );
+}
+
+/// A function that calls itself has that call as an edge (`cast show` lists it among its
+/// callers and callees), but the rank leaves the loop out: recursion is no evidence that the
+/// rest of the code needs the function.
+#[test]
+fn a_recursive_call_is_an_edge_that_does_not_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
+    let body = |name: &str, recursive: bool| {
+        let call = if recursive {
+            format!("{name}(n - 1)")
+        } else {
+            "1".to_owned()
+        };
+        format!("def {name}(n):\n    if n <= 1:\n        return 1\n    return n * {call}\n")
+    };
+    w("rec.py", &body("fact", true));
+    w("flat.py", &body("fact_flat", false));
+    let index = Index::open(dir.path()).unwrap();
+    let shown = index.show("fact").unwrap();
+    let own = |refs: &[cast_analyzer::ShownReference]| {
+        refs.iter()
+            .any(|r| r.symbol.as_deref() == Some("fact") && r.line == 4)
+    };
+    assert!(own(&shown.referenced_by), "{shown:?}");
+    assert!(own(&shown.references), "{shown:?}");
+    assert_eq!(index.report().unwrap().edges, 1);
+    // Two functions alike but for the loop: the same rank.
+    let ranks = index.top_symbols(10).unwrap();
+    let rank_of = |q: &str| {
+        ranks
+            .iter()
+            .find(|r| r.qualname == q)
+            .map(|r| r.rank)
+            .unwrap_or_else(|| panic!("{q}: {ranks:?}"))
+    };
+    assert_eq!(rank_of("fact"), rank_of("fact_flat"));
 }
 
 #[test]

@@ -1208,8 +1208,11 @@ impl Catalog {
             if r.kind == RefKind::Inherit && src == scope {
                 continue; // a base list whose class was not found (broken code)
             }
+            // A call of a function to itself (recursion) is an edge like any other call; any
+            // other reference of a symbol to itself (its own name in its header, a class's
+            // attribute in its body) is not one.
             let push = |out: &mut Vec<Edge>, dst: u32, how: How, k: u16| {
-                if Some(dst) != src {
+                if Some(dst) != src || r.kind == RefKind::Call {
                     out.push(Edge {
                         src,
                         dst,

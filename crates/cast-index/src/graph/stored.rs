@@ -124,11 +124,11 @@ pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Resu
     let old_syms = store::get_meta(conn, "symbol_ranks")?
         .map(|b| decode_ranks(&b))
         .unwrap_or_default();
-    let (symbols, files) = graphs(conn, cat)?;
-    let stats = RankStats {
-        iterations: 0,
-        edges: symbols.edge_count() - member_edges(cat),
-    };
+    let Graphs {
+        symbols,
+        files,
+        resolved,
+    } = graphs(conn, cat)?;
     let (sym_ranks, iterations) = symbol_ranks(cat, &symbols, &old_syms);
     drop(symbols);
     let file_ranks = file_ranks(cat, &files);
@@ -137,7 +137,7 @@ pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Resu
     store::set_meta(conn, "file_graph", &encode_file_graph(cat, &files))?;
     Ok(RankStats {
         iterations,
-        ..stats
+        edges: resolved,
     })
 }
 
@@ -156,16 +156,21 @@ fn member_edges(cat: &Catalog) -> usize {
 /// The file graph by dense file index: each file's `(target file, weight)` edges.
 type FileGraph = Vec<Vec<(u32, f64)>>;
 
+/// What ranking runs on, read back from the stored edges by [`graphs`].
+struct Graphs {
+    symbols: EdgeList<InverseCount>,
+    files: FileGraph,
+    /// The resolved references between symbols the index holds (recursive calls included).
+    resolved: usize,
+}
+
 /// The symbol graph and the file graph, from the stored edges.
 ///
 /// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
 /// references (weight 1/k), then class → member (weight 1). File graph, by dense file index:
 /// imports (weight 1) plus references between files (weight 1/k each, summed per pair of
 /// files).
-fn graphs(
-    conn: &Connection,
-    cat: &Catalog,
-) -> rusqlite::Result<(EdgeList<InverseCount>, FileGraph)> {
+fn graphs(conn: &Connection, cat: &Catalog) -> rusqlite::Result<Graphs> {
     let s = cat.syms.len();
     // Counted first (each blob starts with its count), so the list is allocated once at its
     // size: grown by doubling it would hold up to twice that, and copy it on the way.
@@ -176,12 +181,17 @@ fn graphs(
     let mut symbols = EdgeList::with_capacity(s + cat.files.len(), count);
     let mut files: FileGraph = vec![Vec::new(); cat.files.len()];
     let mut visited = vec![false; cat.files.len()];
+    let mut resolved = 0;
     build::for_each_file_edges(conn, |id, blob| {
         let Some(fi) = cat.file_by_id.get(id) else {
             return;
         };
         let edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();
-        for e in &edges {
+        resolved += edges.len();
+        // A recursive call is no evidence that the function matters to the rest of the code:
+        // self-loops are left out of the rank (and ranks stay what they were before they were
+        // resolved).
+        for e in edges.iter().filter(|e| e.src != Some(e.dst)) {
             let src = e.src.unwrap_or(s as u32 + fi);
             symbols.push(src, e.dst, InverseCount(e.k));
         }
@@ -200,7 +210,11 @@ fn graphs(
             symbols.push(p, i as u32, InverseCount(1));
         }
     }
-    Ok((symbols, files))
+    Ok(Graphs {
+        symbols,
+        files,
+        resolved,
+    })
 }
 
 /// File `fi`'s edges in the file graph: its imports, then its `edges` to other files' symbols,
