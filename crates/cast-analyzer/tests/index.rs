@@ -1451,3 +1451,59 @@ fn a_tree_the_kernel_watches_skips_the_check_yet_sees_every_change() {
     fresh_files(&mut index, "giraffe");
     assert!(!index.is_tree_watched());
 }
+
+/// An absolute `import json` is the standard library's `json` wherever it is written, never a
+/// module of the tree whose name only ends in `json` inside a package (`pkg.json`): a wrapper
+/// around `json.dumps` does not call itself. A module found under a folder that is no package
+/// (`src/`) still answers to its name from there.
+#[test]
+fn an_absolute_import_is_not_a_namesake_inside_a_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| write_file(dir.path(), p, t);
+    w("src/pkg/__init__.py", "");
+    w(
+        "src/pkg/json.py",
+        "import json\n\n\ndef dumps(obj):\n    return json.dumps(obj)\n",
+    );
+    w("src/pkg/shapes.py", "def area():\n    return 1\n");
+    w(
+        "tools/report.py",
+        "import pkg.shapes\n\n\ndef total():\n    return pkg.shapes.area()\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let shown = index.show("dumps").unwrap();
+    assert!(shown.references.is_empty(), "{shown:?}");
+    assert!(shown.referenced_by.is_empty(), "{shown:?}");
+    let shown = index.show("area").unwrap();
+    assert!(
+        shown
+            .referenced_by
+            .iter()
+            .any(|r| r.symbol.as_deref() == Some("total")),
+        "{shown:?}"
+    );
+}
+
+/// A call of a function declared with `@overload` stubs reaches the definition that runs (the
+/// one after the stubs), not the first stub; a method's the same.
+#[test]
+fn an_overloaded_call_reaches_the_implementation() {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "conv.py",
+        "import typing\nfrom typing import overload\n\n\n@overload\ndef parse(x: int) -> int: ...\n@typing.overload\ndef parse(x: str) -> str: ...\ndef parse(x):\n    return x\n\n\nclass Box:\n    @overload\n    def get(self, k: int) -> int: ...\n    @overload\n    def get(self, k: str) -> str: ...\n    def get(self, k):\n        return k\n\n    def first(self):\n        return self.get(0)\n\n\ndef use():\n    return parse(1)\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let target_line = |sym: &str, callee: &str| {
+        let shown = index.show(sym).unwrap();
+        shown
+            .references
+            .iter()
+            .find(|r| r.symbol.as_deref() == Some(callee))
+            .map(|r| r.symbol_line)
+            .unwrap_or_else(|| panic!("{sym} → {callee}: {shown:?}"))
+    };
+    assert_eq!(target_line("use", "parse"), 9);
+    assert_eq!(target_line("Box.first", "Box.get"), 18);
+}

@@ -265,6 +265,9 @@ pub(crate) struct SymtabEntry {
     pub name: String,
     pub decorated_line: u32,
     pub header_end_line: u32,
+    /// A signature for a type checker only (Python's `@overload`): calls go to the definition
+    /// of the same name that is not one.
+    pub overload: bool,
 }
 
 pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
@@ -274,7 +277,7 @@ pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
     for e in entries {
         put_varint(&mut rec, e.id as u64);
         put_varint(&mut rec, opt_index(e.parent));
-        put_varint(&mut rec, e.kind as u64);
+        put_varint(&mut rec, (e.kind as u64) << 1 | u64::from(e.overload));
         put_varint(&mut rec, strings.id(Some(&e.name)));
         put_varint(&mut rec, u64::from(e.decorated_line));
         put_varint(&mut rec, u64::from(e.header_end_line));
@@ -288,13 +291,17 @@ pub(crate) fn decode_symtab(data: &[u8]) -> Option<Vec<SymtabEntry>> {
     let n = r.varint()? as usize;
     let mut out = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
+        let id = r.varint()? as i64;
+        let parent = read_opt_index(r.varint()?);
+        let kind_and_overload = r.varint()?;
         out.push(SymtabEntry {
-            id: r.varint()? as i64,
-            parent: read_opt_index(r.varint()?),
-            kind: r.varint()? as i64,
+            id,
+            parent,
+            kind: (kind_and_overload >> 1) as i64,
             name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
             decorated_line: r.u32()?,
             header_end_line: r.u32()?,
+            overload: kind_and_overload & 1 == 1,
         });
     }
     r.at_end().then_some(out)

@@ -154,6 +154,8 @@ pub(crate) struct CatSym {
     /// The enclosing symbol's index + 1, or 0 at the top of its file: 4 bytes where an
     /// `Option<u32>` takes 8 (a symbol is 32 bytes, not 40).
     parent_plus_one: u32,
+    /// Python's `@overload`: a signature, not the definition calls reach.
+    overload: bool,
     pub kind: SymbolKind,
     pub name: u32,
     pub decorated_line: u32,
@@ -331,6 +333,8 @@ pub(crate) struct Catalog {
     module_suffix: HashMap<(Family, u32), Vec<u32>>,
     /// Go and Java: the files of each package (folder).
     packages: HashMap<(Family, u32), Vec<u32>>,
+    /// Python: the folders that are packages (hold an `__init__.py` or `__init__.pyi`).
+    python_packages: rustc_hash::FxHashSet<String>,
     /// (file, parent + 1 or 0, name) → first symbol of that name in that scope.
     children: HashMap<(u32, u32, u32), u32>,
     top_by_name: HashMap<(Family, u32), Vec<u32>>,
@@ -550,6 +554,7 @@ impl Catalog {
             id: e.id,
             file,
             parent_plus_one: parent.map_or(0, |p| p + 1),
+            overload: e.overload,
             kind,
             name,
             decorated_line: e.decorated_line,
@@ -573,6 +578,15 @@ impl Catalog {
         self.module_exact.clear();
         self.module_suffix.clear();
         self.packages.clear();
+        self.python_packages = self
+            .files
+            .iter()
+            .filter(|f| f.family == Family::Python)
+            .filter_map(|f| {
+                let (dir, name) = f.rel.rsplit_once('/').unwrap_or(("", &f.rel));
+                matches!(name, "__init__.py" | "__init__.pyi").then(|| dir.to_owned())
+            })
+            .collect();
         for i in 0..self.files.len() {
             let (family, module) = (self.files[i].family, self.files[i].module.clone());
             if family == Family::Other {
@@ -636,7 +650,17 @@ impl Catalog {
         for (i, s) in self.syms.iter().enumerate() {
             let i = i as u32;
             let parent = s.parent_plus_one;
-            self.children.entry((s.file, parent, s.name)).or_insert(i);
+            // The first definition of a name in its scope, but an `@overload` stub gives way
+            // to the definition after it that is none: what the call runs.
+            let syms = &self.syms;
+            self.children
+                .entry((s.file, parent, s.name))
+                .and_modify(|first| {
+                    if syms[*first as usize].overload && !s.overload {
+                        *first = i;
+                    }
+                })
+                .or_insert(i);
             let family = self.files[s.file as usize].family;
             match s.kind {
                 SymbolKind::Method => self
@@ -676,6 +700,7 @@ impl Catalog {
         self.module_exact = HashMap::default();
         self.module_suffix = HashMap::default();
         self.packages = HashMap::default();
+        self.python_packages = rustc_hash::FxHashSet::default();
         self.children = HashMap::default();
         self.top_by_name = HashMap::default();
         self.methods_by_name = HashMap::default();
@@ -732,6 +757,28 @@ impl Catalog {
         self.nearest_module(family, name, from)
     }
 
+    /// Whether Python file `c`, whose module `name` is a tail of, can be what an absolute
+    /// `import name` gets: the folders its path has above `name` must not form a package (hold
+    /// an `__init__.py`), or its name would start with them. `import json` in
+    /// `rest_framework/utils/json.py` is the standard library's `json`, not that file (whose name
+    /// is `rest_framework.utils.json`); `flask.app` in `src/flask/app.py` is that file (`src/` is
+    /// a folder on the path, not a package).
+    fn python_importable_as(&self, c: u32, name: &str) -> bool {
+        let rel = &self.files[c as usize].rel;
+        let stem = rel
+            .strip_suffix(".py")
+            .or_else(|| rel.strip_suffix(".pyi"))
+            .or_else(|| rel.strip_suffix(".pyx"))
+            .unwrap_or(rel);
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let depth = name.split('.').count();
+        let mut above = stem;
+        for _ in 0..depth {
+            above = above.rsplit_once('/').map_or("", |(dir, _)| dir);
+        }
+        above.is_empty() || !self.python_packages.contains(above)
+    }
+
     /// The file of the module whose full name is `name`.
     fn module_named(&self, family: Family, name: &str) -> Option<u32> {
         let name = self.texts.id(name)?;
@@ -740,8 +787,19 @@ impl Catalog {
 
     /// Among the modules `name` is a tail of, the nearest to `from`.
     fn nearest_module(&self, family: Family, name: &str, from: u32) -> Option<u32> {
-        let cands = self.module_suffix.get(&(family, self.texts.id(name)?))?;
-        if cands.len() == 1 {
+        let all = self.module_suffix.get(&(family, self.texts.id(name)?))?;
+        let kept: Vec<u32>;
+        let cands: &[u32] = if family == Family::Python {
+            kept = all
+                .iter()
+                .copied()
+                .filter(|&c| self.python_importable_as(c, name))
+                .collect();
+            &kept
+        } else {
+            all
+        };
+        if cands.len() <= 1 {
             return cands.first().copied();
         }
         // The candidate nearest `from`: most folders in common, then the shallowest, a .py over

@@ -22,7 +22,7 @@ pub(crate) mod rows;
 /// file that did not change (10: files' descriptions without licences or tags, signatures
 /// without comments; 11: doc comments seen past a plain comment, generic lists closed without
 /// a space), so an older index is rebuilt.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 

@@ -145,6 +145,7 @@ impl Writer<'_> {
         for id in old.into_values() {
             build::delete_symbol(self.conn, id)?;
         }
+        let python = parsed.is_some_and(|p| p.language == "python");
         let entries: Vec<codec::SymtabEntry> = symbols
             .iter()
             .zip(&ids)
@@ -155,9 +156,17 @@ impl Writer<'_> {
                 name: s.name.clone(),
                 decorated_line: s.decorated_line,
                 header_end_line: s.header_end_line,
+                overload: python && s.decorators.iter().any(|d| is_overload(d)),
             })
             .collect();
         build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
         Ok(())
     }
+}
+
+/// Whether a Python decorator (as written, without the `@`) is `typing.overload`:
+/// `overload`, `typing.overload`, `t.overload`, `typing_extensions.overload`.
+fn is_overload(decorator: &str) -> bool {
+    let d = decorator.trim();
+    d == "overload" || d.ends_with(".overload")
 }
