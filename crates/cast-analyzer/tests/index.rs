@@ -1507,3 +1507,25 @@ fn an_overloaded_call_reaches_the_implementation() {
     assert_eq!(target_line("use", "parse"), 9);
     assert_eq!(target_line("Box.first", "Box.get"), 18);
 }
+
+/// A generic base (`class Child(Base[int])`) is a base class like any other: `super()` and
+/// `self.m()` look into it.
+#[test]
+fn super_reaches_a_generic_base() {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "opts.py",
+        "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\nclass Base(Generic[T]):\n    def run(self, v):\n        return v\n\n    def check(self, v):\n        return v\n\n\nclass Child(Base[int]):\n    def run(self, v):\n        return super().run(self.check(v))\n",
+    );
+    let index = Index::open(dir.path()).unwrap();
+    let shown = index.show("Child.run").unwrap();
+    let reaches = |q: &str| {
+        shown
+            .references
+            .iter()
+            .any(|r| r.symbol.as_deref() == Some(q))
+    };
+    assert!(reaches("Base.run"), "{shown:?}");
+    assert!(reaches("Base.check"), "{shown:?}");
+}

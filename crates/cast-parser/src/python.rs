@@ -395,6 +395,12 @@ impl<'a> Extractor<'a> {
                 self.attribute_ref(attribute, kind);
                 self.visit_expr(&attribute.value);
             }
+            // `class C(Base[T])` (a generic base): the base class is `Base`; the subscript is
+            // read as any other expression.
+            Expr::Subscript(subscript) if kind == RefKind::Inherit => {
+                self.callee(&subscript.value, kind);
+                self.visit_expr(&subscript.slice);
+            }
             other => self.visit_expr(other),
         }
     }
@@ -714,6 +720,18 @@ def get(
                 ("__future__", Some("annotations"), None, 0, "annotations"),
             ]
         );
+    }
+
+    #[test]
+    fn a_generic_base_is_its_class() {
+        let file = parse("class C(Generic[T], base.Option[List[T]]):\n    pass\n");
+        let inherits: Vec<_> = file
+            .references
+            .iter()
+            .filter(|r| r.kind == RefKind::Inherit)
+            .map(|r| (r.name.as_str(), r.receiver.as_deref()))
+            .collect();
+        assert_eq!(inherits, [("Generic", None), ("Option", Some("base"))]);
     }
 
     #[test]
