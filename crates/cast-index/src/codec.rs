@@ -204,7 +204,8 @@ pub(crate) fn decode_imports(data: &[u8]) -> Option<Vec<Import>> {
     Some(out)
 }
 
-fn kind_code(kind: RefKind) -> u8 {
+/// A reference kind as the blobs store it (references and resolved edges alike).
+pub(crate) fn ref_kind_code(kind: RefKind) -> u8 {
     match kind {
         RefKind::Call => 0,
         RefKind::Attribute => 1,
@@ -214,7 +215,8 @@ fn kind_code(kind: RefKind) -> u8 {
     }
 }
 
-fn kind_of(code: u8) -> Option<RefKind> {
+/// The reference kind [`ref_kind_code`] stored as `code`.
+pub(crate) fn ref_kind_of(code: u8) -> Option<RefKind> {
     Some(match code {
         0 => RefKind::Call,
         1 => RefKind::Attribute,
@@ -230,7 +232,7 @@ pub(crate) fn encode_refs(refs: &[Reference]) -> Vec<u8> {
     let mut rec = Vec::with_capacity(refs.len() * 6);
     put_varint(&mut rec, refs.len() as u64);
     for r in refs {
-        rec.push(kind_code(r.kind));
+        rec.push(ref_kind_code(r.kind));
         put_varint(&mut rec, strings.id(Some(&r.name)));
         put_varint(&mut rec, strings.id(r.receiver.as_deref()));
         put_varint(&mut rec, u64::from(r.line));
@@ -246,7 +248,7 @@ pub(crate) fn decode_refs(data: &[u8]) -> Option<Vec<Reference>> {
     let mut out = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
         out.push(Reference {
-            kind: kind_of(r.byte()?)?,
+            kind: ref_kind_of(r.byte()?)?,
             name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
             receiver: string_at(&strings, r.varint()?)?,
             line: r.u32()?,

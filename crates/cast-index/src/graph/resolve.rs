@@ -31,7 +31,7 @@ type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
-use crate::codec::{Reader, SymtabEntry, put_varint};
+use crate::codec::{Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
 use crate::graph::modpath::{self, Family};
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
@@ -98,27 +98,6 @@ impl How {
             How::Name => "name",
         }
     }
-}
-
-fn ref_kind_code(k: RefKind) -> u8 {
-    match k {
-        RefKind::Call => 0,
-        RefKind::Attribute => 1,
-        RefKind::Decorator => 2,
-        RefKind::Inherit => 3,
-        RefKind::Type => 4,
-    }
-}
-
-fn ref_kind_of(c: u8) -> Option<RefKind> {
-    Some(match c {
-        0 => RefKind::Call,
-        1 => RefKind::Attribute,
-        2 => RefKind::Decorator,
-        3 => RefKind::Inherit,
-        4 => RefKind::Type,
-        _ => return None,
-    })
 }
 
 /// A resolved reference from a symbol (or a file's module level) to a symbol.
