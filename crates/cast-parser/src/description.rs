@@ -67,6 +67,13 @@ pub struct LanguageDescription {
     pub plain_comments: &'static [&'static str],
     /// Interprets an `@import.tree` capture into imports.
     pub import_tree: Option<fn(Node, &str, &mut Vec<Import>)>,
+    /// Whether a body is a `{ … }` block (a body that is not — an arrow function's
+    /// expression, a tuple struct's fields — is part of the signature). False where bodies run
+    /// to an `end` (Ruby): any `@body` or `body` field is the body.
+    pub brace_bodies: bool,
+    /// Whether the text is read before a preprocessor expands it (C, C++, C#'s `#if`): a parse error is
+    /// then most often a macro the grammar cannot see through, so none is reported.
+    pub preprocessed: bool,
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,

@@ -70,7 +70,7 @@ pub(crate) fn extract(
     let mut cursor = QueryCursor::new();
 
     let docs = Docs::collect(c, &mut cursor, root, text);
-    let defs = definitions(c, &mut cursor, root, text);
+    let defs = definitions(d, c, &mut cursor, root, text);
     let lines = LineIndex::new(text);
     let symbols = build_symbols(d, &defs, &docs, text, &lines);
     if !references_and_imports {
@@ -81,7 +81,7 @@ pub(crate) fn extract(
             references: Vec::new(),
             description: docs.module,
             line_count: count_lines(text),
-            syntax_error: crate::ts::first_error(root, text),
+            syntax_error: syntax_error(d, root, text),
             lossy_utf8: false,
         });
     }
@@ -115,9 +115,19 @@ pub(crate) fn extract(
             .collect(),
         description: docs.module,
         line_count: count_lines(text),
-        syntax_error: crate::ts::first_error(root, text),
+        syntax_error: syntax_error(d, root, text),
         lossy_utf8: false,
     })
+}
+
+/// The first syntax error, where the text is what the language's compiler reads: C and C++
+/// are read before their preprocessor runs, and a macro the grammar cannot see through
+/// (`FOREACH(x) {`, `#include "table.h"` inside an initializer) is no error of the code.
+fn syntax_error(d: &LanguageDescription, root: Node, text: &str) -> Option<crate::SyntaxError> {
+    if d.preprocessed {
+        return None;
+    }
+    crate::ts::first_error(root, text)
 }
 
 fn capture<'t>(m: &QueryMatch<'_, 't>, index: Option<u32>) -> Option<Node<'t>> {
@@ -202,6 +212,7 @@ struct Def<'t> {
 /// Every definition, deduplicated (a node matched by several patterns keeps the first
 /// pattern's reading), in source order with outer definitions before inner ones.
 fn definitions<'t>(
+    d: &LanguageDescription,
     c: &Compiled,
     cursor: &mut QueryCursor,
     root: Node<'t>,
@@ -227,11 +238,11 @@ fn definitions<'t>(
             name,
             kind,
             receiver: capture(m, c.def_receiver),
-            // The body is a `{ … }` block: a tuple struct's `(u32, u32)` or an arrow
-            // function's expression is part of the signature.
+            // In a brace language the body is a `{ … }` block: a tuple struct's `(u32, u32)`
+            // or an arrow function's expression is part of the signature.
             body: capture(m, c.def_body)
                 .or_else(|| node.child_by_field_name("body"))
-                .filter(|b| text.as_bytes().get(b.start_byte()) == Some(&b'{')),
+                .filter(|b| !d.brace_bodies || text.as_bytes().get(b.start_byte()) == Some(&b'{')),
         };
         let key = (node.id(), name.id());
         match best.get(&key) {
@@ -309,6 +320,11 @@ fn build_symbols(
         let name = match unquote(ts::text(def.name, text)) {
             // `declare module 'express'`: the string is the name.
             quoted if quoted.len() + 2 == def.name.byte_range().len() => quoted,
+            // A namespace is named in full: `namespace Newtonsoft.Json`, `namespace a::b`.
+            raw if def.kind == SymbolKind::Module => raw.split_whitespace().collect(),
+            // An operator is named by its symbol: `operator()`, `operator<<`, and a
+            // conversion by its type: `operator string_view`.
+            raw if is_operator_name(&raw) => ts::one_line(&raw, 80),
             raw => type_name(&raw, d.path_separator),
         };
         let parent_symbol = parent.and_then(|p| symbols.get(p));
@@ -317,6 +333,11 @@ fn build_symbols(
             (kind, _) => kind,
         };
         let qualname = match (parent_symbol, def.receiver) {
+            // `void buffer::push() {}` inside `namespace fmt`: `fmt::buffer::push`.
+            (Some(p), Some(receiver)) if !p.kind.is_type() => {
+                let owner = type_name(ts::text(receiver, text), d.path_separator);
+                format!("{}{sep}{owner}{sep}{name}", p.qualname, sep = d.separator)
+            }
             (Some(p), _) => format!("{}{}{}", p.qualname, d.separator, name),
             (None, Some(receiver)) => {
                 let owner = type_name(ts::text(receiver, text), d.path_separator);
@@ -347,7 +368,10 @@ fn build_symbols(
         let first_byte = decorators.first().map_or(anchor.start_byte(), |n| {
             n.start_byte().min(anchor.start_byte())
         });
-        let start_line = lines.line(leading.start);
+        // A definition's line is its name's, as compilers and ctags report it; a header's
+        // lines above the name (C's return type on a line of its own, `public` then `#if`)
+        // are still the symbol's, from `decorated_line`.
+        let start_line = lines.line(leading.start.max(def.name.start_byte()));
         let doc_text = comment_text(doc.iter().map(|n| ts::text(*n, text)));
         symbols.push(Symbol {
             kind,
@@ -469,7 +493,16 @@ fn preceding<'t>(
     let mut decorators = Vec::new();
     let mut doc = Vec::new();
     let mut next_line = ts::start_line(anchor);
-    let mut node = anchor.prev_sibling();
+    // A definition that opens its parent node takes the comments above the parent: Ruby's
+    // grammar leaves the comments above a class body's first definition outside the body.
+    let mut first = anchor;
+    while first.prev_sibling().is_none()
+        && let Some(parent) = first.parent()
+        && parent.start_byte() == first.start_byte()
+    {
+        first = parent;
+    }
+    let mut node = first.prev_sibling();
     while let Some(prev) = node {
         if ts::end_line(prev) + 1 < next_line {
             break; // a blank line between
@@ -514,12 +547,30 @@ fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
         } else {
             for line in raw.lines() {
                 let line = line.trim();
-                let body = line.trim_start_matches('/');
+                // `// …` and `/// …`, or Ruby's `# …`.
+                let body = if line.starts_with('#') {
+                    line.trim_start_matches('#')
+                } else {
+                    line.trim_start_matches('/')
+                };
                 let body = body.strip_prefix('!').unwrap_or(body);
-                if line.starts_with("//") && is_directive(body) {
+                // Tool directives: `//go:build`; Ruby's magic `# frozen_string_literal: true`.
+                if (line.starts_with("//") && is_directive(body))
+                    || (line.starts_with('#') && is_magic_comment(body.trim_start()))
+                {
                     continue;
                 }
                 lines.push(body.strip_prefix(' ').unwrap_or(body).trim_end().to_owned());
+            }
+        }
+    }
+    // C#'s XML doc comments: `<summary>` and `<para>` mark paragraphs.
+    for line in &mut lines {
+        if line.contains('<') {
+            for tag in XML_PARAGRAPH_TAGS {
+                if line.contains(tag) {
+                    *line = line.replace(tag, "").trim().to_owned();
+                }
             }
         }
     }
@@ -537,6 +588,39 @@ fn comment_text<'a>(comments: impl Iterator<Item = &'a str>) -> String {
 /// that introduce a file's description (JSDoc's `@file`, `@fileoverview`, `@overview`,
 /// `@description`; TSDoc's `@packageDocumentation`) only lose the tag and `@module NAME` names
 /// it. `/** @jsxImportSource preact */` says nothing.
+/// `operator()`, `operator <<`, `operator bool`: a C++ operator's name (not `operator_id`).
+fn is_operator_name(name: &str) -> bool {
+    name.strip_prefix("operator")
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| !(c.is_alphanumeric() || c == '_'))
+}
+
+/// Ruby's magic comments and linters' directives, which say nothing to a reader.
+fn is_magic_comment(body: &str) -> bool {
+    [
+        "frozen_string_literal:",
+        "encoding:",
+        "coding:",
+        "-*-",
+        "warn_indent:",
+        "shareable_constant_value:",
+        "rubocop:",
+        "typed:",
+    ]
+    .iter()
+    .any(|magic| body.starts_with(magic))
+}
+
+/// Tags of C#'s XML doc comments that only mark paragraphs: dropped from a doc's text.
+const XML_PARAGRAPH_TAGS: [&str; 6] = [
+    "<summary>",
+    "</summary>",
+    "<remarks>",
+    "</remarks>",
+    "<para>",
+    "</para>",
+];
+
 fn file_description(comment: &str) -> String {
     let mut lines: Vec<&str> = Vec::new();
     for line in comment.lines() {
@@ -702,7 +786,12 @@ fn tidy_signature(header: &str) -> String {
     let mut chars = line.chars().peekable();
     while let Some(ch) = chars.next() {
         tight.push(ch);
-        if ch == '<' && chars.peek() == Some(&' ') && tight.len() > 1 {
+        // `Vec< T >` → `Vec<T>`; Ruby's `class A < B` keeps its spaces.
+        if ch == '<'
+            && chars.peek() == Some(&' ')
+            && tight.len() > 1
+            && !tight[..tight.len() - 1].ends_with(' ')
+        {
             chars.next();
         }
     }
@@ -727,8 +816,10 @@ fn references(
     text: &str,
     definition_names: &HashSet<usize>,
 ) -> Vec<(usize, Reference)> {
-    let mut out = Vec::new();
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut out: Vec<(usize, Reference)> = Vec::new();
+    // Name node → its reference in `out`: a name is read once, as a call or a base rather
+    // than as a type where several patterns match it (`Entry.new` in Ruby names a type too).
+    let mut seen: HashMap<usize, usize> = HashMap::new();
     let mut matches = cursor.matches(&c.references, root, text.as_bytes());
     while let Some(m) = matches.next() {
         let kind = if capture(m, c.ref_call).is_some() {
@@ -743,11 +834,15 @@ fn references(
         let Some(name) = capture(m, c.ref_name) else {
             continue;
         };
-        if definition_names.contains(&name.id()) || !seen.insert(name.id()) {
+        if definition_names.contains(&name.id()) {
+            continue;
+        }
+        let earlier = seen.get(&name.id()).copied();
+        if earlier.is_some_and(|at| !(out[at].1.kind == RefKind::Type && kind != RefKind::Type)) {
             continue;
         }
         let receiver = capture(m, c.ref_receiver).map(|r| receiver_text(d, ts::text(r, text)));
-        out.push((
+        let reference = (
             name.start_byte(),
             Reference {
                 kind,
@@ -756,7 +851,13 @@ fn references(
                 line: ts::start_line(name),
                 scope: None,
             },
-        ));
+        );
+        if let Some(at) = earlier {
+            out[at] = reference;
+            continue;
+        }
+        seen.insert(name.id(), out.len());
+        out.push(reference);
     }
     out
 }

@@ -60,8 +60,8 @@ impl Default for Registry {
         let mut registry = Registry::empty();
         registry.register(Box::new(crate::python::Python));
         registry.register(Box::new(crate::html::Html));
-        for language in crate::languages::described() {
-            registry.register(Box::new(language));
+        for language in crate::languages::parsers() {
+            registry.register(language);
         }
         registry
     }
@@ -215,20 +215,27 @@ mod tests {
             ("a.cts", "typescript"),
             ("App.tsx", "tsx"),
             ("Main.java", "java"),
+            ("jv.c", "c"),
+            ("jv.h", "c"),
+            ("format.cc", "cpp"),
+            ("format.hpp", "cpp"),
+            ("JsonReader.cs", "csharp"),
+            ("base.rb", "ruby"),
+            ("Route.php", "php"),
         ] {
             assert_eq!(
                 registry.for_path(Path::new(path)).map(|l| l.name()),
                 Some(lang)
             );
         }
-        assert!(registry.for_path(Path::new("a.c")).is_none());
+        assert!(registry.for_path(Path::new("a.kt")).is_none());
         assert!(registry.for_path(Path::new("Makefile")).is_none());
     }
 
     #[test]
     fn unsupported_extension_names_the_supported_ones() {
         let err = Registry::default()
-            .parse_file(Path::new("x.c"), 1000)
+            .parse_file(Path::new("x.kt"), 1000)
             .unwrap_err();
         let msg = err.to_string();
         assert!(

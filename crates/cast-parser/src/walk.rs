@@ -176,16 +176,17 @@ mod tests {
     use super::*;
 
     /// Issue 17, item 8: a file named as the root was dropped in silence when no parser
-    /// handles it (while inside a folder it is rightly left out). Ruby stands in for the
-    /// unsupported language (JavaScript, the original case, is supported since issue 15).
+    /// handles it (while inside a folder it is rightly left out). Kotlin stands in for the
+    /// unsupported language (JavaScript, the original case, is supported since issue 15, and
+    /// Ruby, the next, since issue 37).
     #[test]
     fn regression_a_named_unsupported_file_is_reported_not_dropped() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.rb"), "f()\n").unwrap();
+        std::fs::write(dir.path().join("a.kt"), "f()\n").unwrap();
         let registry = Registry::default();
-        let named = parse_tree(&dir.path().join("a.rb"), &WalkOptions::default(), &registry);
+        let named = parse_tree(&dir.path().join("a.kt"), &WalkOptions::default(), &registry);
         assert_eq!(named.len(), 1);
-        assert_eq!(named[0].rel, "a.rb");
+        assert_eq!(named[0].rel, "a.kt");
         assert!(matches!(
             named[0].result,
             Err(ParseError::Unsupported { .. })

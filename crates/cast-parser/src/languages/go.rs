@@ -22,5 +22,7 @@ pub static GO: LanguageDescription = LanguageDescription {
     decorators: &[],
     plain_comments: &[],
     import_tree: None,
+    brace_bodies: true,
+    preprocessed: false,
     fixup: None,
 };

@@ -21,5 +21,7 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     decorators: &["marker_annotation", "annotation"],
     plain_comments: &["line_comment"],
     import_tree: None,
+    brace_bodies: true,
+    preprocessed: false,
     fixup: None,
 };

@@ -37,5 +37,7 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     decorators: &["decorator"],
     plain_comments: &["comment"],
     import_tree: None,
+    brace_bodies: true,
+    preprocessed: false,
     fixup: None,
 };

@@ -26,6 +26,8 @@ pub static RUST: LanguageDescription = LanguageDescription {
     decorators: &["attribute_item"],
     plain_comments: &["line_comment", "block_comment"],
     import_tree: Some(use_tree),
+    brace_bodies: true,
+    preprocessed: false,
     fixup: None,
 };
 

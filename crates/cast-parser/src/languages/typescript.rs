@@ -28,6 +28,8 @@ macro_rules! typescript_queries {
             decorators: &["decorator"],
             plain_comments: &["comment"],
             import_tree: None,
+            brace_bodies: true,
+            preprocessed: false,
             fixup: $fixup,
         }
     };

@@ -1,5 +1,6 @@
 //! Rust, Go, JavaScript, TypeScript and Java: symbols, docs, imports and references on a
-//! fixture per language; broken code; hostile input.
+//! fixture per language; broken code and hostile input in every tree-sitter language (C, C++,
+//! C#, Ruby and PHP have their own file, `c_csharp_ruby_php.rs`).
 
 use cast_parser::{LanguageParser, ParseError, ParsedFile, RefKind, Registry, SourceText};
 use proptest::prelude::*;
@@ -11,14 +12,24 @@ const GO: &str = include_str!("../fixtures/sample.go");
 const JAVASCRIPT: &str = include_str!("../fixtures/sample.js");
 const TYPESCRIPT: &str = include_str!("../fixtures/sample.ts");
 const JAVA: &str = include_str!("../fixtures/Sample.java");
+pub(crate) const C: &str = include_str!("../fixtures/sample.c");
+pub(crate) const CPP: &str = include_str!("../fixtures/sample.cpp");
+pub(crate) const CSHARP: &str = include_str!("../fixtures/Sample.cs");
+pub(crate) const RUBY: &str = include_str!("../fixtures/sample.rb");
+pub(crate) const PHP: &str = include_str!("../fixtures/sample.php");
 
 /// Every fixture with a file name that picks its language.
-const FIXTURES: [(&str, &str); 5] = [
+const FIXTURES: [(&str, &str); 10] = [
     ("sample.rs", RUST),
     ("sample.go", GO),
     ("sample.js", JAVASCRIPT),
     ("sample.ts", TYPESCRIPT),
     ("Sample.java", JAVA),
+    ("sample.c", C),
+    ("sample.cpp", CPP),
+    ("Sample.cs", CSHARP),
+    ("sample.rb", RUBY),
+    ("sample.php", PHP),
 ];
 
 fn language(path: &str) -> &'static dyn LanguageParser {
@@ -28,14 +39,14 @@ fn language(path: &str) -> &'static dyn LanguageParser {
     registry.for_path(path.as_ref()).unwrap()
 }
 
-fn parse(path: &str, text: &str) -> ParsedFile {
+pub(crate) fn parse(path: &str, text: &str) -> ParsedFile {
     let file = language(path).parse_text(text).unwrap();
     check_invariants(&file, text);
     file
 }
 
 /// (kind, qualname, start line, end line) of every symbol.
-fn rows(file: &ParsedFile) -> Vec<(&'static str, &str, u32, u32)> {
+pub(crate) fn rows(file: &ParsedFile) -> Vec<(&'static str, &str, u32, u32)> {
     file.symbols
         .iter()
         .map(|s| {
@@ -49,7 +60,7 @@ fn rows(file: &ParsedFile) -> Vec<(&'static str, &str, u32, u32)> {
         .collect()
 }
 
-fn symbol<'a>(file: &'a ParsedFile, qualname: &str) -> &'a cast_parser::Symbol {
+pub(crate) fn symbol<'a>(file: &'a ParsedFile, qualname: &str) -> &'a cast_parser::Symbol {
     file.symbols
         .iter()
         .find(|s| s.qualname == qualname)
@@ -57,14 +68,14 @@ fn symbol<'a>(file: &'a ParsedFile, qualname: &str) -> &'a cast_parser::Symbol {
 }
 
 /// (module, name, alias) of every import.
-fn imports(file: &ParsedFile) -> Vec<(&str, Option<&str>, Option<&str>)> {
+pub(crate) fn imports(file: &ParsedFile) -> Vec<(&str, Option<&str>, Option<&str>)> {
     file.imports
         .iter()
         .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_deref()))
         .collect()
 }
 
-fn has_ref(
+pub(crate) fn has_ref(
     file: &ParsedFile,
     kind: RefKind,
     name: &str,
@@ -644,6 +655,8 @@ fn broken_files_keep_the_symbols_around_the_damage() {
         ("sample.js", JAVASCRIPT, "add", "outer"),
         ("sample.ts", TYPESCRIPT, "Handler", "overloaded"),
         ("Sample.java", JAVA, "Sample.Sample", "limit"),
+        ("sample.rb", RUBY, "Store::Cache::initialize", "helper"),
+        ("sample.php", PHP, "MAX", "helper"),
     ];
     for (path, text, before, after) in cases {
         let lines: Vec<&str> = text.lines().collect();

@@ -4,5 +4,6 @@
 // Tests may unwrap: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod c_csharp_ruby_php;
 mod languages;
 mod robustness;

@@ -9,7 +9,10 @@ const SAMPLE: &str = include_str!("../fixtures/sample.py");
 
 /// What must hold for any parse, however broken the input.
 pub(crate) fn check_invariants(file: &ParsedFile, text: &str) {
-    let separator = if file.language == "rust" { "::" } else { "." };
+    let separator = match file.language {
+        "rust" | "cpp" | "ruby" | "php" => "::",
+        _ => ".",
+    };
     let lines = file.line_count.max(1);
     for (i, s) in file.symbols.iter().enumerate() {
         assert!(s.decorated_line <= s.start_line, "{s:?}");
@@ -22,9 +25,15 @@ pub(crate) fn check_invariants(file: &ParsedFile, text: &str) {
         if let Some(p) = s.parent {
             assert!(p < i, "parent after child: {s:?}");
             let parent = &file.symbols[p];
-            assert_eq!(
-                s.qualname,
-                format!("{}{separator}{}", parent.qualname, s.name)
+            // Under its parent; a C++ method defined outside its class, inside a namespace,
+            // has its class between (`store::Cache::size`).
+            let under = format!("{}{separator}", parent.qualname);
+            assert!(
+                s.qualname.starts_with(&under)
+                    && s.qualname.ends_with(&format!("{separator}{}", s.name))
+                    && (s.qualname == format!("{under}{}", s.name) || file.language == "cpp"),
+                "{s:?} under {}",
+                parent.qualname
             );
         } else {
             // A Go method or a JavaScript prototype method is qualified by its receiver's

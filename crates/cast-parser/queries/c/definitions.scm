@@ -1,0 +1,118 @@
+; C definitions, after tree-sitter-c's tags.scm and what ctags lists by default: functions
+; with a body, structs, unions and enums with a body, typedefs, macros, and variables at file
+; level (not `extern` declarations, not prototypes, not locals).
+
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
+      declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+
+(type_definition declarator: (type_identifier) @name) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+; File-level variables: in the file, or in a preprocessor conditional (and its `#else`) in it;
+; not `extern` declarations, not locals (a conditional inside a function is not at file level).
+([
+  (translation_unit
+    (declaration
+          declarator: [
+            (identifier) @name
+            (init_declarator declarator: (identifier) @name)
+            (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+            (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+            (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+            (array_declarator declarator: (identifier) @name)
+            (pointer_declarator declarator: (identifier) @name)
+          ]) @definition.variable)
+  (translation_unit
+    (preproc_if
+      (declaration
+            declarator: [
+              (identifier) @name
+              (init_declarator declarator: (identifier) @name)
+              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+              (array_declarator declarator: (identifier) @name)
+              (pointer_declarator declarator: (identifier) @name)
+            ]) @definition.variable))
+  (translation_unit
+    (preproc_if
+      (preproc_else
+        (declaration
+              declarator: [
+                (identifier) @name
+                (init_declarator declarator: (identifier) @name)
+                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+                (array_declarator declarator: (identifier) @name)
+                (pointer_declarator declarator: (identifier) @name)
+              ]) @definition.variable)))
+  (translation_unit
+    (preproc_if
+      (preproc_elif
+        (declaration
+              declarator: [
+                (identifier) @name
+                (init_declarator declarator: (identifier) @name)
+                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+                (array_declarator declarator: (identifier) @name)
+                (pointer_declarator declarator: (identifier) @name)
+              ]) @definition.variable)))
+  (translation_unit
+    (preproc_ifdef
+      (declaration
+            declarator: [
+              (identifier) @name
+              (init_declarator declarator: (identifier) @name)
+              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+              (array_declarator declarator: (identifier) @name)
+              (pointer_declarator declarator: (identifier) @name)
+            ]) @definition.variable))
+  (translation_unit
+    (preproc_ifdef
+      (preproc_else
+        (declaration
+              declarator: [
+                (identifier) @name
+                (init_declarator declarator: (identifier) @name)
+                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+                (array_declarator declarator: (identifier) @name)
+                (pointer_declarator declarator: (identifier) @name)
+              ]) @definition.variable)))
+  (translation_unit
+    (preproc_ifdef
+      (preproc_elif
+        (declaration
+              declarator: [
+                (identifier) @name
+                (init_declarator declarator: (identifier) @name)
+                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+                (array_declarator declarator: (identifier) @name)
+                (pointer_declarator declarator: (identifier) @name)
+              ]) @definition.variable)))]
+  (#not-match? @definition.variable "^extern[ \t]"))

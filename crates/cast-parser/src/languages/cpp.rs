@@ -1,0 +1,29 @@
+//! C++ (`.cc .cpp .cxx .c++ .hh .hpp .hxx .h++ .ipp`; a `.h` header is read as C): tree-sitter-cpp
+//! and the queries in `queries/cpp/`.
+//!
+//! C's symbols, and classes, namespaces (modules), `using` aliases and methods: a method
+//! defined in its class nests in it (`buffer::push`); one defined outside (`void buffer::push()
+//! {}`) is qualified by its class. A `template <…>` on the line above a definition is not part
+//! of its signature. Includes are C's.
+
+use crate::description::LanguageDescription;
+
+/// The C++ description.
+pub static CPP: LanguageDescription = LanguageDescription {
+    name: "cpp",
+    extensions: &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp"],
+    grammar: tree_sitter_cpp::LANGUAGE,
+    definitions: include_str!("../../queries/cpp/definitions.scm"),
+    references: include_str!("../../queries/cpp/references.scm"),
+    imports: include_str!("../../queries/cpp/imports.scm"),
+    docs: include_str!("../../queries/cpp/docs.scm"),
+    separator: "::",
+    path_separator: "::",
+    wrappers: &["declaration", "type_definition", "template_declaration"],
+    decorators: &["attribute_declaration"],
+    plain_comments: &[],
+    import_tree: Some(super::c::include),
+    brace_bodies: true,
+    preprocessed: true,
+    fixup: Some(super::c::blank_annotation_macros),
+};
