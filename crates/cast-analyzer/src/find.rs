@@ -361,6 +361,24 @@ pub(crate) fn is_test(path: &str) -> bool {
         || path.split('/').any(|p| p == "__tests__")
         || name.ends_with("Test.java")
         || name.ends_with("Tests.java")
+        // C and C++ (`x_test.cc`, `x_unittest.cc`), C# (`FooTests.cs`), Ruby (`x_spec.rb`,
+        // `x_test.rb`, `spec/`), PHP (PHPUnit's `FooTest.php`).
+        || is_test_name_of_new_languages(name)
+        || path.split('/').rev().skip(1).any(|p| p == "spec")
+}
+
+fn is_test_name_of_new_languages(name: &str) -> bool {
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    match ext {
+        "c" | "cc" | "cpp" | "cxx" => {
+            stem.ends_with("_test") || stem.ends_with("_unittest") || stem.ends_with("_tests")
+        }
+        "cs" | "php" => stem.ends_with("Test") || stem.ends_with("Tests"),
+        "rb" => stem.ends_with("_spec") || stem.ends_with("_test"),
+        _ => false,
+    }
 }
 
 /// Whether a symbol is test code: in a test file, in a `tests` scope of another file, or
@@ -540,7 +558,8 @@ pub(crate) enum Ident {
 
 const FILE_EXTENSIONS: &[&str] = &[
     ".py", ".pyi", ".pyx", ".html", ".htm", ".rs", ".go", ".js", ".mjs", ".cjs", ".ts", ".mts",
-    ".cts", ".tsx", ".jsx", ".java",
+    ".cts", ".tsx", ".jsx", ".java", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs",
+    ".rb", ".php",
 ];
 
 /// Words of the query that are written as identifiers: with `_`, an inner capital

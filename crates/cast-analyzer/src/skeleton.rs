@@ -15,8 +15,9 @@
 //! ```
 //!
 //! A def shows `: ...` (its body elided) unless a docstring or nested definitions follow it.
-//! Decorators are placed on consecutive lines from the first decorator's line. Rust, Go,
-//! JavaScript, TypeScript and Java skeletons are made in their own syntax ([`braced`]).
+//! Decorators are placed on consecutive lines from the first decorator's line. The
+//! tree-sitter languages' skeletons (Rust, Go, JavaScript, TypeScript, Java, C, C++, C#, Ruby,
+//! PHP) are made in their own syntax ([`braced`]).
 
 use std::path::Path;
 

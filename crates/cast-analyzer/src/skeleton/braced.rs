@@ -1,7 +1,8 @@
-//! Skeletons of the brace languages (Rust, Go, JavaScript, TypeScript, Java): the file's doc
-//! comment, import statements, and every definition's doc comment (first paragraph, in the
-//! file's own comment style), attributes or annotations, and signature; a body is elided as
-//! `{ ... }`, and a definition holding others shows them between its `{` and `}`.
+//! Skeletons of the tree-sitter languages (Rust, Go, JavaScript, TypeScript, Java, C, C++, C#,
+//! Ruby, PHP): the file's doc comment, import statements, and every definition's doc comment
+//! (first paragraph, in the file's own comment style), attributes or annotations, and
+//! signature; a body is elided as `{ ... }` (Ruby's as `... end`), and a definition holding
+//! others shows them between its `{` and `}` (Ruby's signature and `end`).
 //!
 //! ```text
 //! (Line 1) //! The index.
@@ -60,9 +61,13 @@ pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
             ),
         });
     }
+    // Closing lines go after everything on their line, innermost first (`{ void f(); }` on
+    // one line; `}}` closing two namespaces): the sort below is stable.
+    let mut closing = Vec::new();
     for (index, symbol) in parsed.symbols.iter().enumerate() {
-        definition(&source, parsed, index, symbol, &mut out);
+        definition(&source, parsed, index, symbol, &mut out, &mut closing);
     }
+    out.extend(closing.into_iter().rev());
     out.sort_by_key(|l| l.line);
     out
 }
@@ -73,6 +78,7 @@ fn definition(
     index: usize,
     symbol: &Symbol,
     out: &mut Vec<SkeletonLine>,
+    closing: &mut Vec<SkeletonLine>,
 ) {
     let indent = "    ".repeat(depth(parsed, index));
     if let (Some(doc), Some((start, _))) = (&symbol.docstring, symbol.docstring_lines) {
@@ -100,19 +106,23 @@ fn definition(
         .symbols
         .get(index + 1)
         .is_some_and(|next| next.parent == Some(index));
-    let body = match (symbol.body_start.is_some(), has_children) {
-        (true, true) => " {",
-        (true, false) => " { ... }",
-        (false, _) => "",
+    // Ruby's bodies run to `end`; every other language here braces them.
+    let ends = parsed.language == "ruby";
+    let body = match (symbol.body_start.is_some(), has_children, ends) {
+        (true, true, false) => " {",
+        (true, false, false) => " { ... }",
+        (true, true, true) => "",
+        (true, false, true) => " ... end",
+        (false, _, _) => "",
     };
     out.push(SkeletonLine {
         line: symbol.start_line,
         text: format!("{indent}{inline}{}{body}", symbol.signature),
     });
     if has_children && symbol.body_start.is_some() {
-        out.push(SkeletonLine {
+        closing.push(SkeletonLine {
             line: symbol.end_line,
-            text: format!("{indent}}}"),
+            text: format!("{indent}{}", if ends { "end" } else { "}" }),
         });
     }
 }
@@ -125,7 +135,8 @@ fn description_line(source: &[&str], doc: &str) -> Option<u32> {
         .iter()
         .position(|l| {
             let t = l.trim_start();
-            (t.starts_with("//") || t.starts_with("/*") || t.starts_with('*')) && t.contains(first)
+            (t.starts_with("//") || t.starts_with("/*") || t.starts_with('*') || t.starts_with('#'))
+                && t.contains(first)
         })
         .map(|i| i as u32 + 1)
 }
@@ -142,7 +153,7 @@ fn doc_comment(source: &[&str], line: u32, doc: &str) -> String {
     let written = source
         .get(line.saturating_sub(1) as usize)
         .map_or("", |l| l.trim_start());
-    for marker in ["///", "//!", "//"] {
+    for marker in ["///", "//!", "//", "#"] {
         if written.starts_with(marker) {
             return format!("{marker} {para}");
         }
@@ -177,7 +188,8 @@ fn import_statement(source: &[&str], line: u32, language: &str) -> String {
         }
         statement.push_str(piece);
         let ends = match language {
-            "go" => true,
+            // One line each: Go's import specs, `#include`, Ruby's `require`.
+            "go" | "c" | "cpp" | "ruby" => true,
             "javascript" | "typescript" | "tsx" => {
                 piece.ends_with(';')
                     || piece.ends_with('\'')

@@ -1,5 +1,5 @@
-//! Resolution in Rust, Go, TypeScript and Java: small projects in tests/fixtures/langs/, their
-//! call graphs and imports written down by reading the code.
+//! Resolution in Rust, Go, TypeScript, Java, C, Ruby, PHP and C#: small projects in
+//! tests/fixtures/langs/, their call graphs and imports written down by reading the code.
 
 use cast_analyzer::{Index, Queries};
 
@@ -265,4 +265,103 @@ fn template_calls_reach_python_methods_but_not_other_languages() {
     assert_eq!(into("cart"), vec!["Cart.total call/name"]);
     assert_eq!(into("report"), vec!["Cart.total call/name"]);
     assert_eq!(into("sum"), vec!["Bill.total call/name"]);
+}
+
+/// C: a quoted include is found beside the including file; a function no scope or include
+/// binds is the one definition the tree has of its name (the linker's rule), and a `static`
+/// function of the file itself wins over another file's.
+#[test]
+fn c_includes_and_program_wide_functions() {
+    let dir = copy_fixture("langs/c");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            ("<src/store.h>", "store", "type/local"), // in the prototype of store_add
+            ("main", "helper", "call/local"), // main.c's own static helper, not util.c's
+            ("main", "store_add", "call/global"), // declared in store.h, defined in store.c
+            ("main", "store", "type/import"), // `struct store`, from the included header
+            ("store_add", "check", "call/local"),
+            ("store_add", "clamp", "call/global"),
+            ("store_add", "store", "type/import"),
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec![
+            "main.c -> src/store.h",
+            "src/store.c -> src/store.h",
+            "src/store.h -> src/util.h",
+            "src/util.c -> src/util.h",
+        ]
+    );
+}
+
+/// Ruby: `require` by load path and `require_relative`; a class inside a module of a required
+/// file is found by its name; `self.m` and a bare call reach the class and its superclass.
+#[test]
+fn ruby_requires_modules_and_self_calls() {
+    let dir = copy_fixture("langs/ruby");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            // `Store.new`: found in the required file, inside its `module Shop`.
+            ("Shop::open", "Shop::Store", "call/import"),
+            ("Shop::Store", "Shop::Base", "inherit/import"),
+            ("Shop::Store::add", "Shop::Store::check", "call/local"),
+            ("Shop::Store::add", "Shop::Base::log", "call/self"),
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec![
+            "lib/shop.rb -> lib/shop/store.rb",
+            "lib/shop/store.rb -> lib/shop/base.rb",
+        ]
+    );
+}
+
+/// PHP: `use A\B\C;` finds the namespace by the folders that spell it (PSR-4); a class of the
+/// same namespace needs no `use`; `$this->m()` and `Clock::now()` resolve.
+#[test]
+fn php_namespaces_uses_and_this() {
+    let dir = copy_fixture("langs/php");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            ("<index.php>", "Store", "call/import"), // `new Store()` through `use Shop\Store`
+            ("<index.php>", "Store::add", "call/name"), // `$store->add()`: a guess
+            ("Store", "Base", "inherit/import"),     // same namespace, another file
+            ("Store::add", "Store::check", "call/self"),
+            ("Store::add", "Clock::now", "call/attribute"),
+            ("Clock::now", "helper", "call/local"),
+        ])
+    );
+    assert_eq!(
+        imports(&index),
+        vec![
+            "index.php -> src/Shop/Store.php",
+            "src/Shop/Store.php -> src/Shop/Util/Clock.php",
+        ]
+    );
+}
+
+/// C#: `using Shop.Store;` brings the types of the namespace whose folders spell it; a class
+/// inside a `namespace` block is found from another file; bare calls see the class's members.
+#[test]
+fn csharp_usings_namespaces_and_members() {
+    let dir = copy_fixture("langs/csharp");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        edges(&index),
+        triples(&[
+            ("Shop.App.App.Main", "Shop.Store.Store", "call/import"),
+            ("Shop.App.App.Main", "Shop.Store.Store.Add", "call/name"),
+            ("Shop.Store.Store", "Shop.Store.Base", "inherit/import"),
+            ("Shop.Store.Store.Add", "Shop.Store.Store.Check", "call/local"),
+            ("Shop.Store.Store.Add", "Shop.Store.Base.Log", "call/self"),
+        ])
+    );
 }

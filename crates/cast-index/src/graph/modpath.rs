@@ -8,6 +8,13 @@
 //! | Go | its folder, `a/b` (a package is a folder) | the longest tail of the import path that is a folder of the tree |
 //! | JavaScript, TypeScript | its path without extension, `a/b` (`a/index.ts` is `a`) | relative (`./x`, `../x`): exact; bare (`pkg/x`, `@/x`): by suffix |
 //! | Java | its folder, dotted, from after `java/` when there is one (`src/main/java/a/b/C.java` → `a.b`) | the package, by suffix |
+//! | C, C++ | its path (`src/jv.h`) | `#include "x.h"`: beside the including file, else by path suffix; `<x.h>`: by path suffix |
+//! | C# | its folder, dotted (a namespace is spelled by the folders its files sit in, as a rule) | `using A.B;`: the namespace, by suffix |
+//! | Ruby | its path without `.rb` (`lib/sinatra/base`) | `require_relative` (`./x`): exact; `require 'a/b'`: by suffix |
+//! | PHP | its folder, dotted (PSR-4: `src/Routing/Route.php` → `src.Routing`) | `use A\B\C;`: namespace `A.B` by suffix, then name `C` |
+//!
+//! C, Ruby and PHP name functions and types program-wide: a name that no scope or import binds
+//! and that exactly one definition in the tree has is that definition ([`Family::has_global_names`]).
 
 /// Languages that share module rules (JavaScript and TypeScript import each other).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -17,6 +24,11 @@ pub(crate) enum Family {
     Go,
     Js,
     Java,
+    /// C and C++ (they include each other's headers).
+    C,
+    CSharp,
+    Ruby,
+    Php,
     /// HTML and anything without modules.
     #[default]
     Other,
@@ -31,6 +43,10 @@ impl Family {
             "go" => Family::Go,
             "javascript" | "typescript" | "tsx" => Family::Js,
             "java" => Family::Java,
+            "c" | "cpp" => Family::C,
+            "csharp" => Family::CSharp,
+            "ruby" => Family::Ruby,
+            "php" => Family::Php,
             _ => Family::Other,
         }
     }
@@ -44,19 +60,58 @@ impl Family {
             "go" => Family::Go,
             "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Family::Js,
             "java" => Family::Java,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => {
+                Family::C
+            }
+            "cs" => Family::CSharp,
+            "rb" | "rake" | "gemspec" => Family::Ruby,
+            "php" => Family::Php,
             _ => Family::Other,
         }
     }
 
     /// Whether a package is a folder of files that see each other's names without imports.
     pub(crate) fn has_packages(self) -> bool {
-        matches!(self, Family::Go | Family::Java)
+        matches!(
+            self,
+            Family::Go | Family::Java | Family::CSharp | Family::Php
+        )
+    }
+
+    /// Whether functions and types are named program-wide (C's linker, Ruby's constants, PHP's
+    /// functions and classes): one definition of a name in the tree is what the name means
+    /// where nothing else binds it.
+    pub(crate) fn has_global_names(self) -> bool {
+        matches!(self, Family::C | Family::Ruby | Family::Php)
+    }
+
+    /// Whether a namespace block (C++, C#) or a module (Ruby) leaves the names inside it
+    /// reachable as the file's own from other files, once the file is imported or by name.
+    pub(crate) fn opens_namespaces(self) -> bool {
+        matches!(self, Family::C | Family::CSharp | Family::Ruby)
+    }
+
+    /// Whether module names are resolved by their tails (`b.c` finds `a.b.c`).
+    pub(crate) fn matches_suffixes(self) -> bool {
+        matches!(
+            self,
+            Family::Python
+                | Family::Java
+                | Family::Js
+                | Family::C
+                | Family::CSharp
+                | Family::Ruby
+                | Family::Php
+        )
     }
 
     /// Whether a method sees its class's members by their bare names (Java), rather than
     /// through `self`/`this` only.
     pub(crate) fn class_scope_is_visible(self) -> bool {
-        self == Family::Java
+        matches!(
+            self,
+            Family::Java | Family::CSharp | Family::C | Family::Ruby
+        )
     }
 }
 
@@ -70,7 +125,12 @@ pub(crate) fn is_common_method(family: Family, name: &str) -> bool {
         Family::Go => COMMON_GO,
         Family::Js => COMMON_JS,
         Family::Java => COMMON_JAVA,
-        Family::Python | Family::Other => &[],
+        Family::Python
+        | Family::C
+        | Family::CSharp
+        | Family::Ruby
+        | Family::Php
+        | Family::Other => &[],
     };
     list.binary_search(&name).is_ok()
 }
@@ -379,7 +439,12 @@ pub(crate) fn is_common_type(family: Family, name: &str) -> bool {
         Family::Go => COMMON_GO_TYPES,
         Family::Js => COMMON_JS_TYPES,
         Family::Java => COMMON_JAVA_TYPES,
-        Family::Python | Family::Other => &[],
+        Family::Python
+        | Family::C
+        | Family::CSharp
+        | Family::Ruby
+        | Family::Php
+        | Family::Other => &[],
     };
     list.binary_search(&name).is_ok()
 }
@@ -426,6 +491,9 @@ pub(crate) fn module_name(family: Family, rel: &str) -> String {
         Family::Go => folder(rel).to_owned(),
         Family::Js => js_module(rel),
         Family::Java => java_package(rel),
+        Family::C => rel.to_owned(),
+        Family::CSharp | Family::Php => folder(rel).replace('/', "."),
+        Family::Ruby => ruby_module(rel),
         Family::Other => String::new(),
     }
 }
@@ -499,6 +567,71 @@ pub(crate) fn rust_crate_dir(rel: &str) -> Option<(String, String)> {
     Some((parts[..i].join("/"), name))
 }
 
+/// `lib/sinatra/base.rb` → `lib/sinatra/base`.
+fn ruby_module(rel: &str) -> String {
+    strip_ruby_extension(rel).to_owned()
+}
+
+fn strip_ruby_extension(path: &str) -> &str {
+    for ext in [".rb", ".rake", ".gemspec"] {
+        if let Some(stem) = path.strip_suffix(ext) {
+            return stem;
+        }
+    }
+    path
+}
+
+/// A Ruby `require` as a module name, and whether it is exact: `./x` (from
+/// `require_relative`) in `lib/a/b.rb` → (`lib/a/x`, true); `a/b` → (`a/b`, false).
+pub(crate) fn ruby_path(importer: &str, spec: &str) -> (String, bool) {
+    let relative = spec.starts_with("./") || spec.starts_with("../");
+    if !relative {
+        return (strip_ruby_extension(spec).to_owned(), false);
+    }
+    (
+        join_relative(folder(importer), strip_ruby_extension(spec)),
+        true,
+    )
+}
+
+/// A C include as the path it names beside the including file: `x.h` in `src/a.c` →
+/// `src/x.h`; `<x.h>` → none (looked for on the include path only). `None` for a path that
+/// leaves the tree.
+pub(crate) fn c_include_beside(importer: &str, spec: &str) -> Option<String> {
+    if spec.starts_with('<') {
+        return None;
+    }
+    let dir = folder(importer);
+    let ups = dir.split('/').filter(|p| !p.is_empty()).count();
+    let climbs = spec.split('/').filter(|p| *p == "..").count();
+    (climbs <= ups).then(|| join_relative(dir, spec))
+}
+
+/// `folder` joined with a relative path, `.` and `..` folded.
+fn join_relative(folder: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for piece in path.split('/') {
+        match piece {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
+}
+
+/// A C include as a path to look up by suffix: `<sys/x.h>` → `sys/x.h`, `../x.h` → `x.h`.
+pub(crate) fn c_include_tail(spec: &str) -> &str {
+    let spec = spec.trim_start_matches('<').trim_end_matches('>');
+    let mut rest = spec;
+    while let Some(r) = rest.strip_prefix("../").or_else(|| rest.strip_prefix("./")) {
+        rest = r;
+    }
+    rest
+}
+
 /// `a/b.ts` → `a/b`, `a/index.tsx` → `a`, `a/b.d.ts` → `a/b`.
 fn js_module(rel: &str) -> String {
     let stem = strip_js_extension(rel);
@@ -534,7 +667,7 @@ fn java_package(rel: &str) -> String {
 /// How module names nest for suffix lookups: `.` or `/`.
 pub(crate) fn separator(family: Family) -> char {
     match family {
-        Family::Go | Family::Js => '/',
+        Family::Go | Family::Js | Family::C | Family::Ruby => '/',
         _ => '.',
     }
 }
@@ -631,6 +764,9 @@ pub fn full_name(rel: &str, qualname: &str) -> String {
         Family::Rust => (module.replace('.', "::"), "::"),
         Family::Go => (module.rsplit('/').next().unwrap_or("").to_owned(), "."),
         Family::Js => (module.replace('/', "."), "."),
+        // Names that are program-wide, or namespaces the folders only suggest: the qualified
+        // name is the full name.
+        Family::C | Family::CSharp | Family::Ruby | Family::Php => (String::new(), "."),
         _ => (module, "."),
     };
     if module.is_empty() {

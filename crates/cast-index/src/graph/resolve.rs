@@ -62,6 +62,9 @@ pub enum How {
     Attribute,
     /// By name alone (weighted 1/k over k candidates).
     Name,
+    /// A program-wide name (C, Ruby, PHP) that nothing else binds and exactly one definition
+    /// in the tree has.
+    Global,
 }
 
 impl How {
@@ -73,6 +76,7 @@ impl How {
             How::Super => 3,
             How::Attribute => 4,
             How::Name => 5,
+            How::Global => 6,
         }
     }
 
@@ -84,6 +88,7 @@ impl How {
             3 => How::Super,
             4 => How::Attribute,
             5 => How::Name,
+            6 => How::Global,
             _ => return None,
         })
     }
@@ -96,6 +101,7 @@ impl How {
             How::Super => "super",
             How::Attribute => "attribute",
             How::Name => "name",
+            How::Global => "global",
         }
     }
 }
@@ -587,7 +593,7 @@ impl Catalog {
             if family.has_packages() {
                 self.packages.entry(key).or_default().push(i);
             }
-            if matches!(family, Family::Python | Family::Java | Family::Js) {
+            if family.matches_suffixes() {
                 let separator = modpath::separator(family);
                 let whole = std::iter::once(module.as_str());
                 for tail in whole.chain(modpath::tails(&module, separator)) {
@@ -626,8 +632,33 @@ impl Catalog {
         self.top_by_name.clear();
         self.methods_by_name.clear();
         self.impls.clear();
+        // Names inside a namespace block (C++, C#) or a Ruby module are also the file's, for a
+        // lookup from outside: `using Shop.Store;` then `Store`, `require` then `Store`.
+        let open_namespaces = |sym: &CatSym| -> bool {
+            let family = self.files[sym.file as usize].family;
+            if !family.opens_namespaces() {
+                return false;
+            }
+            let mut parent = sym.parent();
+            while let Some(p) = parent {
+                let outer = &self.syms[p as usize];
+                if outer.kind != SymbolKind::Module {
+                    return false;
+                }
+                parent = outer.parent();
+            }
+            true
+        };
+        let file_level: Vec<bool> = self
+            .syms
+            .iter()
+            .map(|s| s.parent_plus_one == 0 || open_namespaces(s))
+            .collect();
         for (i, s) in self.syms.iter().enumerate() {
             let i = i as u32;
+            if s.parent_plus_one != 0 && file_level[i as usize] {
+                self.children.entry((s.file, 0, s.name)).or_insert(i);
+            }
             let parent = s.parent_plus_one;
             // The first definition of a name in its scope, but an `@overload` stub gives way
             // to the definition after it that is none: what the call runs.
@@ -656,7 +687,7 @@ impl Catalog {
                 | SymbolKind::Interface
                 | SymbolKind::Type
                 | SymbolKind::Macro
-                    if s.parent_plus_one == 0 =>
+                    if file_level[i as usize] =>
                 {
                     self.top_by_name
                         .entry((family, s.name))
@@ -730,6 +761,13 @@ impl Catalog {
                 let inside = name.splitn(skip + 1, '/').nth(skip);
                 let found = self.nearest_module(family, name, from);
                 return found.or_else(|| inside.and_then(|n| self.nearest_module(family, n, from)));
+            }
+            Family::C => {
+                // `#include "x.h"`: beside the including file first, then anywhere by suffix.
+                let beside = modpath::c_include_beside(&self.files[from as usize].rel, name);
+                return beside
+                    .and_then(|path| self.module_named(family, &path))
+                    .or_else(|| self.nearest_module(family, modpath::c_include_tail(name), from));
             }
             _ => {}
         }
@@ -904,7 +942,13 @@ impl Catalog {
                 return Some((modpath::rust_path(&current, module, is_child), true));
             }
             Family::Js => return Some(modpath::js_path(&f.rel, module)),
-            Family::Go | Family::Java | Family::Other => return Some((module.to_owned(), false)),
+            Family::Ruby => return Some(modpath::ruby_path(&f.rel, module)),
+            Family::Go
+            | Family::Java
+            | Family::C
+            | Family::CSharp
+            | Family::Php
+            | Family::Other => return Some((module.to_owned(), false)),
             Family::Python => {}
         }
         if imp.level == 0 {
@@ -1282,8 +1326,13 @@ impl Catalog {
                             && !common_type
                             && let Some((cands, k)) = self.by_name(f.family, &r.name, false)
                         {
+                            let how = if k == 1 && f.family.has_global_names() {
+                                How::Global
+                            } else {
+                                How::Name
+                            };
                             for &c in cands {
-                                push(&mut out, c, How::Name, k);
+                                push(&mut out, c, how, k);
                             }
                         }
                     }
@@ -1318,8 +1367,21 @@ impl Catalog {
         name: &str,
     ) -> Option<(u32, How)> {
         let family = self.files[file as usize].family;
-        // `super()` (Python), `super` (Java, JavaScript, TypeScript): a base class.
-        if recv == "super()" || (recv == "super" && family != Family::Rust) {
+        // PHP's variables: `$this->m()`, `$app->run()`.
+        let recv = if family == Family::Php {
+            recv.strip_prefix('$').unwrap_or(recv)
+        } else {
+            recv
+        };
+        // `super()` (Python), `super` (Java, JavaScript, TypeScript), `base` (C#), `parent`
+        // (PHP): a base class.
+        let base = match family {
+            Family::Rust => false,
+            Family::CSharp => recv == "base",
+            Family::Php => recv == "parent",
+            _ => recv == "super",
+        };
+        if recv == "super()" || base {
             let class = self.enclosing_class(scope)?;
             let nid = self.name_id(name)?;
             for &b in self.bases.get(&class)? {
@@ -1341,7 +1403,9 @@ impl Catalog {
         let this = match family {
             Family::Python => matches!(*first, "self" | "cls"),
             Family::Rust => matches!(*first, "self" | "Self"),
-            Family::Java | Family::Js => *first == "this",
+            Family::Java | Family::Js | Family::C | Family::CSharp => *first == "this",
+            Family::Ruby => *first == "self",
+            Family::Php => matches!(*first, "this" | "self" | "static"),
             _ => false,
         };
         if this && rest.is_empty() {
