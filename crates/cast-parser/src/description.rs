@@ -74,6 +74,9 @@ pub struct LanguageDescription {
     /// Whether the text is read before a preprocessor expands it (C, C++, C#'s `#if`): a parse error is
     /// then most often a macro the grammar cannot see through, so none is reported.
     pub preprocessed: bool,
+    /// Whether a variable inside a function is a local, never a symbol (C, C++: their queries
+    /// take declarations in preprocessor conditionals, which sit in function bodies too).
+    pub file_level_variables: bool,
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,
@@ -88,10 +91,13 @@ impl std::fmt::Debug for LanguageDescription {
     }
 }
 
-/// A description with its queries compiled (on first use, once per process).
+/// A description with its queries compiled (on first use, once per process). The symbol
+/// queries and the reference queries compile apart: a listing of symbols never pays for the
+/// others (C++'s and Ruby's reference queries take 80–130 ms to compile).
 pub struct TreeSitterLanguage {
     description: &'static LanguageDescription,
     compiled: OnceLock<Result<Compiled, String>>,
+    compiled_references: OnceLock<Result<CompiledReferences, String>>,
 }
 
 impl std::fmt::Debug for TreeSitterLanguage {
@@ -108,6 +114,7 @@ impl TreeSitterLanguage {
         TreeSitterLanguage {
             description,
             compiled: OnceLock::new(),
+            compiled_references: OnceLock::new(),
         }
     }
 
@@ -116,20 +123,34 @@ impl TreeSitterLanguage {
         self.description
     }
 
-    /// The compiled grammar and queries; an error names the query that does not compile.
+    /// The compiled grammar and symbol queries; an error names the query that does not
+    /// compile.
     pub(crate) fn compiled(&self) -> Result<&Compiled, ParseError> {
         self.compiled
             .get_or_init(|| Compiled::new(self.description))
             .as_ref()
-            .map_err(|message| ParseError::Grammar {
-                language: self.description.name,
-                message: message.clone(),
-            })
+            .map_err(|message| self.grammar_error(message))
+    }
+
+    /// The compiled reference and import queries.
+    pub(crate) fn compiled_references(&self) -> Result<&CompiledReferences, ParseError> {
+        let compiled = self.compiled()?;
+        self.compiled_references
+            .get_or_init(|| CompiledReferences::new(self.description, &compiled.language))
+            .as_ref()
+            .map_err(|message| self.grammar_error(message))
+    }
+
+    fn grammar_error(&self, message: &str) -> ParseError {
+        ParseError::Grammar {
+            language: self.description.name,
+            message: message.to_owned(),
+        }
     }
 
     /// Compiles the queries now, to find a broken description early.
     pub fn check(&self) -> Result<(), ParseError> {
-        self.compiled().map(|_| ())
+        self.compiled_references().map(|_| ())
     }
 }
 
@@ -152,15 +173,25 @@ impl LanguageParser for &'static TreeSitterLanguage {
     }
 }
 
-/// The grammar and the four queries, with the capture indexes the extractor reads.
+/// The grammar and the symbol queries (definitions, then docs, as one query: one walk of the
+/// tree finds both), with the capture indexes the extractor reads.
 pub(crate) struct Compiled {
     pub language: Language,
-    pub definitions: Query,
+    pub symbols: Query,
+    /// The first pattern of `symbols` that comes from the docs query.
+    pub first_doc_pattern: usize,
     /// For each capture index of `definitions`, the kind a `@definition.KIND` capture names.
     pub definition_kinds: Vec<Option<SymbolKind>>,
     pub def_name: Option<u32>,
     pub def_receiver: Option<u32>,
     pub def_body: Option<u32>,
+    pub doc: Option<u32>,
+    pub doc_module: Option<u32>,
+    pub doc_anchor: Option<u32>,
+}
+
+/// The reference and import queries, with their capture indexes.
+pub(crate) struct CompiledReferences {
     pub references: Query,
     pub ref_call: Option<u32>,
     pub ref_inherit: Option<u32>,
@@ -174,22 +205,27 @@ pub(crate) struct Compiled {
     pub import_alias: Option<u32>,
     pub import_star: Option<u32>,
     pub import_tree: Option<u32>,
-    pub docs: Query,
-    pub doc: Option<u32>,
-    pub doc_module: Option<u32>,
-    pub doc_anchor: Option<u32>,
+}
+
+fn query(language: &Language, which: &str, source: &str) -> Result<Query, String> {
+    Query::new(language, source).map_err(|err| format!("{which} query: {err}"))
 }
 
 impl Compiled {
     fn new(d: &LanguageDescription) -> Result<Compiled, String> {
         let language = Language::new(d.grammar);
-        let query = |which: &str, source: &str| {
-            Query::new(&language, source).map_err(|err| format!("{which} query: {err}"))
-        };
-        let definitions = query("definitions", d.definitions)?;
-        let references = query("references", d.references)?;
-        let imports = query("imports", d.imports)?;
-        let docs = query("docs", d.docs)?;
+        let source = format!("{}\n{}", d.definitions, d.docs);
+        let symbols = Query::new(&language, &source).map_err(|_| {
+            // Name the query at fault.
+            query(&language, "definitions", d.definitions)
+                .and_then(|_| query(&language, "docs", d.docs))
+                .err()
+                .unwrap_or_else(|| "definitions and docs queries together".to_owned())
+        })?;
+        let first_doc_pattern = (0..symbols.pattern_count())
+            .find(|&i| symbols.start_byte_for_pattern(i) > d.definitions.len())
+            .unwrap_or(symbols.pattern_count());
+        let (definitions, docs) = (&symbols, &symbols);
         let mut definition_kinds = Vec::new();
         for name in definitions.capture_names() {
             let kind = match name.strip_prefix("definition.") {
@@ -206,6 +242,21 @@ impl Compiled {
             def_receiver: definitions.capture_index_for_name("receiver"),
             def_body: definitions.capture_index_for_name("body"),
             definition_kinds,
+            doc: docs.capture_index_for_name("doc"),
+            doc_module: docs.capture_index_for_name("doc.module"),
+            doc_anchor: docs.capture_index_for_name("doc.anchor"),
+            language,
+            first_doc_pattern,
+            symbols,
+        })
+    }
+}
+
+impl CompiledReferences {
+    fn new(d: &LanguageDescription, language: &Language) -> Result<CompiledReferences, String> {
+        let references = query(language, "references", d.references)?;
+        let imports = query(language, "imports", d.imports)?;
+        Ok(CompiledReferences {
             ref_call: references.capture_index_for_name("reference.call"),
             ref_inherit: references.capture_index_for_name("reference.inherit"),
             ref_type: references.capture_index_for_name("reference.type"),
@@ -217,14 +268,8 @@ impl Compiled {
             import_alias: imports.capture_index_for_name("import.alias"),
             import_star: imports.capture_index_for_name("import.star"),
             import_tree: imports.capture_index_for_name("import.tree"),
-            doc: docs.capture_index_for_name("doc"),
-            doc_module: docs.capture_index_for_name("doc.module"),
-            doc_anchor: docs.capture_index_for_name("doc.anchor"),
-            language,
-            definitions,
             references,
             imports,
-            docs,
         })
     }
 }

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
 
-use crate::description::{Compiled, LanguageDescription, TreeSitterLanguage};
+use crate::description::{Compiled, CompiledReferences, LanguageDescription, TreeSitterLanguage};
 use crate::python::count_lines;
 use crate::source::LineIndex;
 use crate::ts;
@@ -38,23 +38,24 @@ impl LanguageParser for TreeSitterLanguage {
 
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         let compiled = self.compiled()?;
-        extract(self.description(), compiled, text, true)
+        let references = self.compiled_references()?;
+        extract(self.description(), compiled, Some(references), text)
     }
 
-    /// Symbols only: the reference and import queries are not run.
+    /// Symbols only: the reference and import queries are neither compiled nor run.
     fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         let compiled = self.compiled()?;
-        extract(self.description(), compiled, text, false)
+        extract(self.description(), compiled, None, text)
     }
 }
 
-/// Parses `text` and runs the description's queries over it; the references and imports only
-/// when `references_and_imports` (a listing of symbols needs neither).
+/// Parses `text` and runs the description's queries over it; the reference and import queries
+/// only when given (a listing of symbols needs neither).
 pub(crate) fn extract(
     d: &LanguageDescription,
     c: &Compiled,
+    references_and_imports: Option<&CompiledReferences>,
     text: &str,
-    references_and_imports: bool,
 ) -> Result<ParsedFile, ParseError> {
     if u32::try_from(text.len()).is_err() {
         // tree-sitter's offsets are 32-bit.
@@ -69,11 +70,10 @@ pub(crate) fn extract(
     let root = tree.root_node();
     let mut cursor = QueryCursor::new();
 
-    let docs = Docs::collect(c, &mut cursor, root, text);
-    let defs = definitions(d, c, &mut cursor, root, text);
+    let (defs, docs) = definitions_and_docs(d, c, &mut cursor, root, text);
     let lines = LineIndex::new(text);
     let symbols = build_symbols(d, &defs, &docs, text, &lines);
-    if !references_and_imports {
+    let Some(r) = references_and_imports else {
         return Ok(ParsedFile {
             language: d.name,
             symbols,
@@ -84,7 +84,7 @@ pub(crate) fn extract(
             syntax_error: syntax_error(d, root, text),
             lossy_utf8: false,
         });
-    }
+    };
     // References and imports belong to the definition whose body holds them; those in a
     // header (a base class, a default value) belong to the enclosing scope, as in Python, and
     // the analyzer finds the definition by its header's lines.
@@ -96,9 +96,9 @@ pub(crate) fn extract(
         })
         .collect();
     let definition_names: HashSet<usize> = defs.iter().map(|d| d.name.id()).collect();
-    let references = references(d, c, &mut cursor, root, text, &definition_names);
+    let references = references(d, r, &mut cursor, root, text, &definition_names);
     let ref_scopes = scopes(&ranges, references.iter().map(|(at, _)| *at));
-    let imports = imports(d, c, &mut cursor, root, text);
+    let imports = imports(d, r, &mut cursor, root, text);
     let import_scopes = scopes(&ranges, imports.iter().map(|(at, _)| *at));
     Ok(ParsedFile {
         language: d.name,
@@ -144,23 +144,35 @@ struct Docs {
     module: Option<String>,
 }
 
-impl Docs {
-    fn collect(c: &Compiled, cursor: &mut QueryCursor, root: Node, text: &str) -> Docs {
-        let mut ids = HashSet::new();
-        let mut module_nodes: Vec<Node> = Vec::new();
-        let mut anchor: Option<Node> = None;
-        let mut matches = cursor.matches(&c.docs, root, text.as_bytes());
-        while let Some(m) = matches.next() {
-            for cap in m.captures() {
-                if Some(cap.index) == c.doc {
-                    ids.insert(cap.node.id());
-                } else if Some(cap.index) == c.doc_module {
-                    module_nodes.push(cap.node);
-                } else if Some(cap.index) == c.doc_anchor {
-                    anchor.get_or_insert(cap.node);
-                }
+/// What the docs patterns matched, on the way to [`Docs`].
+#[derive(Default)]
+struct DocMatches<'t> {
+    ids: HashSet<usize>,
+    module_nodes: Vec<Node<'t>>,
+    anchor: Option<Node<'t>>,
+}
+
+impl<'t> DocMatches<'t> {
+    fn add(&mut self, c: &Compiled, m: &QueryMatch<'_, 't>) {
+        for cap in m.captures() {
+            if Some(cap.index) == c.doc {
+                self.ids.insert(cap.node.id());
+            } else if Some(cap.index) == c.doc_module {
+                self.module_nodes.push(cap.node);
+            } else if Some(cap.index) == c.doc_anchor {
+                self.anchor.get_or_insert(cap.node);
             }
         }
+    }
+}
+
+impl Docs {
+    fn collect(found: DocMatches, text: &str) -> Docs {
+        let DocMatches {
+            ids,
+            mut module_nodes,
+            anchor,
+        } = found;
         module_nodes.sort_by_key(|n| n.start_byte());
         module_nodes.dedup_by_key(|n| n.id());
         // Runs of adjacent module comments (a blank line ends a run).
@@ -210,17 +222,23 @@ struct Def<'t> {
 }
 
 /// Every definition, deduplicated (a node matched by several patterns keeps the first
-/// pattern's reading), in source order with outer definitions before inner ones.
-fn definitions<'t>(
+/// pattern's reading), in source order with outer definitions before inner ones; and the doc
+/// comments, from the same walk of the tree.
+fn definitions_and_docs<'t>(
     d: &LanguageDescription,
     c: &Compiled,
     cursor: &mut QueryCursor,
     root: Node<'t>,
     text: &str,
-) -> Vec<Def<'t>> {
+) -> (Vec<Def<'t>>, Docs) {
     let mut best: HashMap<(usize, usize), (usize, Def<'t>)> = HashMap::new();
-    let mut matches = cursor.matches(&c.definitions, root, text.as_bytes());
+    let mut doc_matches = DocMatches::default();
+    let mut matches = cursor.matches(&c.symbols, root, text.as_bytes());
     while let Some(m) = matches.next() {
+        if m.pattern_index >= c.first_doc_pattern {
+            doc_matches.add(c, m);
+            continue;
+        }
         let Some((node, kind)) = m.captures().iter().find_map(|cap| {
             c.definition_kinds
                 .get(cap.index as usize)
@@ -276,6 +294,12 @@ fn definitions<'t>(
         }
         if let Some(&top) = stack.last() {
             let outer = &kept[top];
+            if d.file_level_variables
+                && def.kind == SymbolKind::Variable
+                && stack.iter().any(|&k| kept[k].kind.is_callable())
+            {
+                continue;
+            }
             let in_header = outer
                 .body
                 .is_none_or(|body| def.node.start_byte() < body.start_byte());
@@ -290,7 +314,7 @@ fn definitions<'t>(
         stack.push(kept.len());
         kept.push(def);
     }
-    kept
+    (kept, Docs::collect(doc_matches, text))
 }
 
 fn build_symbols(
@@ -810,7 +834,7 @@ fn tidy_signature(header: &str) -> String {
 /// reference.
 fn references(
     d: &LanguageDescription,
-    c: &Compiled,
+    c: &CompiledReferences,
     cursor: &mut QueryCursor,
     root: Node,
     text: &str,
@@ -895,7 +919,7 @@ fn receiver_text(d: &LanguageDescription, raw: &str) -> String {
 
 fn imports(
     d: &LanguageDescription,
-    c: &Compiled,
+    c: &CompiledReferences,
     cursor: &mut QueryCursor,
     root: Node,
     text: &str,

@@ -25,94 +25,17 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-; File-level variables: in the file, or in a preprocessor conditional (and its `#else`) in it;
-; not `extern` declarations, not locals (a conditional inside a function is not at file level).
-([
-  (translation_unit
-    (declaration
-          declarator: [
-            (identifier) @name
-            (init_declarator declarator: (identifier) @name)
-            (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-            (array_declarator declarator: (identifier) @name)
-            (pointer_declarator declarator: (identifier) @name)
-          ]) @definition.variable)
-  (translation_unit
-    (preproc_if
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (translation_unit
-    (preproc_if
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_if
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_ifdef
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (translation_unit
-    (preproc_ifdef
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_ifdef
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))]
+; Variables: declarations outside functions (in the file, in a preprocessor conditional);
+; not `extern` declarations. The description's `file_level_variables` drops a declaration
+; inside a function (a local).
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: (identifier) @name)
+    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (identifier) @name)
+  ]) @definition.variable
   (#not-match? @definition.variable "^extern[ \t]"))

@@ -7,12 +7,16 @@
   declarator: (function_declarator
     declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)) @definition.function
 (function_definition
-  declarator: (_
+  declarator: (pointer_declarator
     declarator: (function_declarator
       declarator: [(identifier) (field_identifier) (operator_name)] @name))) @definition.function
 (function_definition
-  declarator: (_
-    declarator: (_
+  declarator: (reference_declarator
+    (function_declarator
+      declarator: [(identifier) (field_identifier) (operator_name)] @name))) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
       declarator: (function_declarator
         declarator: [(identifier) (field_identifier) (operator_name)] @name)))) @definition.function
 (function_definition
@@ -21,8 +25,14 @@
       scope: (_) @receiver
       name: [(identifier) (destructor_name) (operator_name)] @name))) @definition.method
 (function_definition
-  declarator: (_
+  declarator: (pointer_declarator
     declarator: (function_declarator
+      declarator: (qualified_identifier
+        scope: (_) @receiver
+        name: [(identifier) (operator_name)] @name)))) @definition.method
+(function_definition
+  declarator: (reference_declarator
+    (function_declarator
       declarator: (qualified_identifier
         scope: (_) @receiver
         name: [(identifier) (operator_name)] @name)))) @definition.method
@@ -49,181 +59,17 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-; Variables at file or namespace level, or in a preprocessor conditional (and its `#else`)
-; there; not `extern` declarations, not locals.
-([
-  (translation_unit
-    (declaration
-          declarator: [
-            (identifier) @name
-            (init_declarator declarator: (identifier) @name)
-            (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-            (array_declarator declarator: (identifier) @name)
-            (pointer_declarator declarator: (identifier) @name)
-          ]) @definition.variable)
-  (translation_unit
-    (preproc_if
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (translation_unit
-    (preproc_if
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_if
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_ifdef
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (translation_unit
-    (preproc_ifdef
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (translation_unit
-    (preproc_ifdef
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (declaration_list
-    (declaration
-          declarator: [
-            (identifier) @name
-            (init_declarator declarator: (identifier) @name)
-            (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-            (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-            (array_declarator declarator: (identifier) @name)
-            (pointer_declarator declarator: (identifier) @name)
-          ]) @definition.variable)
-  (declaration_list
-    (preproc_if
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (declaration_list
-    (preproc_if
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (declaration_list
-    (preproc_if
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (declaration_list
-    (preproc_ifdef
-      (declaration
-            declarator: [
-              (identifier) @name
-              (init_declarator declarator: (identifier) @name)
-              (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-              (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-              (array_declarator declarator: (identifier) @name)
-              (pointer_declarator declarator: (identifier) @name)
-            ]) @definition.variable))
-  (declaration_list
-    (preproc_ifdef
-      (preproc_else
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))
-  (declaration_list
-    (preproc_ifdef
-      (preproc_elif
-        (declaration
-              declarator: [
-                (identifier) @name
-                (init_declarator declarator: (identifier) @name)
-                (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-                (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-                (array_declarator declarator: (identifier) @name)
-                (pointer_declarator declarator: (identifier) @name)
-              ]) @definition.variable)))]
+; Variables: declarations outside functions (in the file, a namespace, a preprocessor
+; conditional); not `extern` declarations. The description's `file_level_variables` drops a
+; declaration inside a function (a local); class members are fields, not declarations.
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: (identifier) @name)
+    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (identifier) @name)
+  ]) @definition.variable
   (#not-match? @definition.variable "^extern[ \t]"))

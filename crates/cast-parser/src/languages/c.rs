@@ -37,6 +37,7 @@ pub static C: LanguageDescription = LanguageDescription {
     import_tree: Some(include),
     brace_bodies: true,
     preprocessed: true,
+    file_level_variables: true,
     fixup: Some(blank_annotation_macros),
 };
 

@@ -25,5 +25,6 @@ pub static CPP: LanguageDescription = LanguageDescription {
     import_tree: Some(super::c::include),
     brace_bodies: true,
     preprocessed: true,
+    file_level_variables: true,
     fixup: Some(super::c::blank_annotation_macros),
 };

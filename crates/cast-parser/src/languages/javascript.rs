@@ -39,5 +39,6 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     import_tree: None,
     brace_bodies: true,
     preprocessed: false,
+    file_level_variables: false,
     fixup: None,
 };
