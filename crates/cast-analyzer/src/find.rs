@@ -58,6 +58,7 @@
 use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
+use cast_parser::roles::{installed_package, is_example_path, is_stub_path, is_test_path};
 use cast_workspace::Scope;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -336,56 +337,11 @@ pub enum FindMode {
     Files,
 }
 
-pub(crate) fn is_test(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    path.split('/').rev().skip(1).any(|p| {
-        p == "test"
-            || p == "tests"
-            || p == "testing"
-            || p == "testdata"
-            || p == "e2e"
-            || p.starts_with("test_")
-            || p.starts_with("test-")
-            || p.ends_with("_tests")
-            // JavaScript's names for them: `runtime-tests`, `e2e-test`. A singular `*-test` is
-            // as often the product (Playwright's `playwright-test`, an `ab-test` feature).
-            || p.ends_with("-tests")
-            || matches!(p, "e2e-test" | "integration-test" | "unit-test")
-    }) || name.starts_with("test_")
-        || name.ends_with("_test.py")
-        || name == "conftest.py"
-        // Go, JavaScript/TypeScript (`x.test.ts`, `x.spec.js`, `__tests__/`), Java.
-        || name.ends_with("_test.go")
-        || name.contains(".test.")
-        || name.contains(".spec.")
-        || path.split('/').any(|p| p == "__tests__")
-        || name.ends_with("Test.java")
-        || name.ends_with("Tests.java")
-        // C and C++ (`x_test.cc`, `x_unittest.cc`), C# (`FooTests.cs`), Ruby (`x_spec.rb`,
-        // `x_test.rb`, `spec/`), PHP (PHPUnit's `FooTest.php`).
-        || is_test_name_of_new_languages(name)
-        || path.split('/').rev().skip(1).any(|p| p == "spec")
-}
-
-fn is_test_name_of_new_languages(name: &str) -> bool {
-    let Some((stem, ext)) = name.rsplit_once('.') else {
-        return false;
-    };
-    match ext {
-        "c" | "cc" | "cpp" | "cxx" => {
-            stem.ends_with("_test") || stem.ends_with("_unittest") || stem.ends_with("_tests")
-        }
-        "cs" | "php" => stem.ends_with("Test") || stem.ends_with("Tests"),
-        "rb" => stem.ends_with("_spec") || stem.ends_with("_test"),
-        _ => false,
-    }
-}
-
 /// Whether a symbol is test code: in a test file, in a `tests` scope of another file, or
 /// marked as a test by a decorator (`decorators` as stored: one per line; see
 /// [`is_test_decorator`]).
 pub(crate) fn is_test_symbol(path: &str, qualname: &str, decorators: Option<&str>) -> bool {
-    is_test(path) || in_test_scope(qualname) || marked_as_test(decorators)
+    is_test_path(path) || in_test_scope(qualname) || marked_as_test(decorators)
 }
 
 /// Whether any of a symbol's stored decorators (one per line) marks it as a test.
@@ -490,30 +446,6 @@ fn in_test_scope(qualname: &str) -> bool {
 }
 
 /// Declarations without bodies: Python stubs, TypeScript declaration files.
-fn is_stub(path: &str) -> bool {
-    path.ends_with(".pyi")
-        || path.ends_with(".d.ts")
-        || path.ends_with(".d.mts")
-        || path.ends_with(".d.cts")
-}
-
-/// The package a path of installed third-party code belongs to: the folder (or module) right
-/// below `site-packages/`, `dist-packages/` or `node_modules/`.
-pub(crate) fn installed_package(path: &str) -> Option<&str> {
-    let mut parts = path.split('/');
-    while let Some(part) = parts.next() {
-        if matches!(part, "site-packages" | "dist-packages" | "node_modules") {
-            let package = parts.next()?;
-            // The last part is a file: a module of its own (`six.py`) or no package at all.
-            return match parts.next() {
-                Some(_) => Some(package),
-                None => package.split('.').next().filter(|m| !m.is_empty()),
-            };
-        }
-    }
-    None
-}
-
 /// Whether every word of a package's name is among the query's words (`_pytest` is named by
 /// "pytest", `google_auth` by "google auth").
 fn names_package(query_words: &[String], package: &str) -> bool {
@@ -524,20 +456,6 @@ fn names_package(query_words: &[String], package: &str) -> bool {
         all &= query_words.iter().any(|q| q == w);
     });
     any && all
-}
-
-/// Examples, documentation and benchmark folders, and packaging scripts: code about the code.
-pub(crate) fn is_example(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    path.split('/').rev().skip(1).any(|p| {
-        matches!(
-            p,
-            "examples" | "example" | "docs" | "doc" | "benchmarks" | "bench"
-        )
-    }) || matches!(
-        name,
-        "setup.py" | "conftest.py" | "noxfile.py" | "fabfile.py"
-    )
 }
 
 fn first_line(doc: &str) -> String {
@@ -710,17 +628,17 @@ impl Priors {
         {
             f *= INSTALLED_FACTOR;
         }
-        if is_example(path) {
+        if is_example_path(path) {
             f *= if self.examples_ok {
                 ASKED_FACTOR
             } else {
                 EXAMPLE_FACTOR
             };
         }
-        if is_test(path) {
+        if is_test_path(path) {
             f *= self.test_factor();
         }
-        if !self.stubs_ok && is_stub(path) {
+        if !self.stubs_ok && is_stub_path(path) {
             f *= STUB_FACTOR;
         }
         f
@@ -741,7 +659,7 @@ impl Priors {
         if !self.errors_ok && is_error_type(named.kind, last) {
             f *= ERROR_TYPE_FACTOR;
         }
-        if !is_test(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
+        if !is_test_path(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
             f *= self.test_factor();
         }
         f
@@ -1345,7 +1263,7 @@ impl Reader<'_> {
                         .map(|(s, (_, c))| (*c, *s)),
                 )
                 .collect();
-            if !is_test(&row.path) {
+            if !is_test_path(&row.path) {
                 for (score, s) in &mut best {
                     let named = self.snap.symbol_naming(*s)?;
                     if named.is_some_and(|n| {
@@ -1659,46 +1577,5 @@ mod tests {
         assert_eq!(names("  tokenize "), vec!["tokenize"]);
         assert_eq!(names("the"), Vec::<String>::new());
         assert_eq!(names("io"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn tests_are_recognised_by_folder_and_name() {
-        for p in [
-            "tests/test_x.py",
-            "pkg/tests/util.py",
-            "test_a.py",
-            "a/conftest.py",
-            "src/x_test.py",
-            "src/tui/light_test.go",
-            "src/utils/url.test.ts",
-            "src/a.spec.tsx",
-            "src/__tests__/a.js",
-            "gson/src/test/java/com/google/gson/GsonTest.java",
-            "lib/FooTests.java",
-            "runtime-tests/lambda/stream-mock.ts",
-            "packages/e2e-test/app.ts",
-            "packages/api-tests/users.ts",
-            "test-utils/render.js",
-            "src/e2e/login.ts",
-            "cmd/testdata/input.go",
-        ] {
-            assert!(is_test(p), "{p}");
-        }
-        for p in [
-            "pkg/testing.py",
-            "src/attest.py",
-            "contest/app.py",
-            "src/latest.go",
-            "src/Contest.java",
-            "src/testable.ts",
-            "src/attest-x/a.ts",
-            "src/latest-test-run/a.ts",
-            "packages/playwright-test/src/index.ts",
-            "src/features/ab-test/flag.ts",
-        ] {
-            assert!(!is_test(p), "{p}");
-        }
-        assert!(is_stub("src/adapter/deno/deno.d.ts"));
-        assert!(!is_stub("src/d.ts.ts") && !is_stub("src/index.ts"));
     }
 }

@@ -174,11 +174,6 @@ fn one_per_place<K: Ord>(edges: impl IntoIterator<Item = (K, RawEdge)>) -> Vec<(
     best.into_iter().collect()
 }
 
-fn is_test_path(path: &str) -> bool {
-    path.split('/')
-        .any(|p| p == "test" || p == "tests" || p.starts_with("test_") || p.ends_with("_test.py"))
-}
-
 /// A path given by a user, relative to the root (absolute and `./` forms accepted).
 pub(crate) fn relative_path(root: &Path, path: &str) -> String {
     let p = std::path::Path::new(path);
@@ -228,7 +223,7 @@ impl Reader<'_> {
             let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
             let rank = ranks.sorted.get(row.id).unwrap_or(0.0);
-            let code = !is_test_path(&row.path);
+            let code = !cast_parser::roles::is_test_path(&row.path);
             if exact_full || exact_qual || suffix {
                 found.push((
                     (exact_full, exact_qual, !row.path.ends_with(".pyi"), code),

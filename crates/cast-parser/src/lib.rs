@@ -61,6 +61,7 @@ mod language;
 pub mod languages;
 mod model;
 mod python;
+pub mod roles;
 mod source;
 mod ts;
 mod walk;

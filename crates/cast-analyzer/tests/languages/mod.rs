@@ -1,7 +1,7 @@
 //! Resolution in Rust, Go, TypeScript, Java, C, Ruby, PHP and C#: small projects in
 //! tests/fixtures/langs/, their call graphs and imports written down by reading the code.
 
-use cast_analyzer::{Index, Queries};
+use cast_analyzer::{FindMode, Index, MapOptions, Queries};
 
 use super::{copy_fixture, edges, triples, write_file};
 
@@ -278,9 +278,9 @@ fn c_includes_and_program_wide_functions() {
         edges(&index),
         triples(&[
             ("<src/store.h>", "store", "type/local"), // in the prototype of store_add
-            ("main", "helper", "call/local"), // main.c's own static helper, not util.c's
-            ("main", "store_add", "call/global"), // declared in store.h, defined in store.c
-            ("main", "store", "type/import"), // `struct store`, from the included header
+            ("main", "helper", "call/local"),         // main.c's own static helper, not util.c's
+            ("main", "store_add", "call/global"),     // declared in store.h, defined in store.c
+            ("main", "store", "type/import"),         // `struct store`, from the included header
             ("store_add", "check", "call/local"),
             ("store_add", "clamp", "call/global"),
             ("store_add", "store", "type/import"),
@@ -360,8 +360,139 @@ fn csharp_usings_namespaces_and_members() {
             ("Shop.App.App.Main", "Shop.Store.Store", "call/import"),
             ("Shop.App.App.Main", "Shop.Store.Store.Add", "call/name"),
             ("Shop.Store.Store", "Shop.Store.Base", "inherit/import"),
-            ("Shop.Store.Store.Add", "Shop.Store.Store.Check", "call/local"),
+            (
+                "Shop.Store.Store.Add",
+                "Shop.Store.Store.Check",
+                "call/local"
+            ),
             ("Shop.Store.Store.Add", "Shop.Store.Base.Log", "call/self"),
         ])
     );
+}
+
+/// One rule says what a test file is (`cast_parser::roles`), and `show`, `find` and `map` all
+/// follow it, in every language: a function defined in a source file and again in a test file
+/// (by the language's convention) is shown from the source file, found with the tests' factor
+/// only in the test file, and put on the map before its test.
+#[test]
+fn find_map_and_show_agree_on_test_files_in_every_language() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // (name, source file, test file, the definition both hold)
+        (
+            "total_python",
+            "shop/cart.py",
+            "tests/test_cart.py",
+            "def total_python():\n    return 1\n",
+        ),
+        (
+            "total_rust",
+            "src/cart.rs",
+            "tests/cart.rs",
+            "pub fn total_rust() -> u32 {\n    1\n}\n",
+        ),
+        (
+            "TotalGo",
+            "cart/cart.go",
+            "cart/cart_test.go",
+            "package cart\n\nfunc TotalGo() int {\n\treturn 1\n}\n",
+        ),
+        (
+            "totalJava",
+            "src/main/java/shop/Prices.java",
+            "src/test/java/shop/PricesTest.java",
+            "class Prices {\n    static int totalJava() {\n        return 1;\n    }\n}\n",
+        ),
+        (
+            "totalTs",
+            "web/cart.ts",
+            "web/cart.test.ts",
+            "export function totalTs(): number {\n  return 1;\n}\n",
+        ),
+        (
+            "total_c",
+            "csrc/cart.c",
+            "csrc/cart_test.c",
+            "int total_c(void)\n{\n    return 1;\n}\n",
+        ),
+        (
+            "total_cpp",
+            "cpp/cart.cpp",
+            "cpp/cart_unittest.cpp",
+            "int total_cpp() {\n    return 1;\n}\n",
+        ),
+        (
+            "TotalCs",
+            "Shop/Cart.cs",
+            "Shop/CartTests.cs",
+            "class Cart {\n    static int TotalCs() { return 1; }\n}\n",
+        ),
+        (
+            "total_ruby",
+            "lib/cart.rb",
+            "spec/cart_spec.rb",
+            "def total_ruby\n  1\nend\n",
+        ),
+        (
+            "total_php",
+            "php/Cart.php",
+            "php/CartTest.php",
+            "<?php\n\nfunction total_php()\n{\n    return 1;\n}\n",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (_, source, test, text) in cases {
+        write_file(dir.path(), source, text);
+        write_file(dir.path(), test, text);
+    }
+    let index = Index::open(dir.path()).unwrap();
+    let leaf = |qualname: &str| {
+        qualname
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(qualname)
+            .to_owned()
+    };
+    for (name, source, test, _) in cases {
+        assert!(cast_parser::roles::is_test_path(test), "{test}");
+        assert!(!cast_parser::roles::is_test_path(source), "{source}");
+        // show: the source file's definition first.
+        assert_eq!(index.show(name).unwrap().path, *source, "show {name}");
+        // find: both found, only the test file's with the tests' factor.
+        let found = index.find_with(name, 10, FindMode::Symbols).unwrap();
+        let factor = |path: &str| {
+            found
+                .symbols
+                .iter()
+                .find(|h| {
+                    h.path == path && h.qualname.as_deref().map(leaf).as_deref() == Some(*name)
+                })
+                .map(|h| h.scores.factor)
+                .unwrap_or_else(|| panic!("find {name}: nothing in {path}"))
+        };
+        assert_eq!(factor(source), 1.0, "find {name} in {source}");
+        assert!(factor(test) < 1.0, "find {name} in {test}");
+    }
+    // map: at every budget, a language's test is shown only when its source is: tests come
+    // after all other code (a test in a folder already shown may fit where another
+    // language's source in a new folder does not, so the check is per language).
+    for budget in [40, 80, 120, 160, 240, 320, 480, 640, 1000] {
+        let map = index
+            .map(&MapOptions {
+                budget,
+                ..MapOptions::default()
+            })
+            .unwrap();
+        let shown: Vec<&str> = map
+            .files
+            .iter()
+            .filter(|f| !f.symbols.is_empty())
+            .map(|f| f.path.as_str())
+            .collect();
+        for (_, source, test, _) in cases {
+            assert!(
+                !shown.contains(test) || shown.contains(source),
+                "budget {budget}: {test} shown without {source}: {shown:?}"
+            );
+        }
+    }
 }

@@ -153,7 +153,6 @@ pub(crate) fn looks_like_cpp(text: &str) -> bool {
 mod tests {
     use super::looks_like_cpp;
 
-
     #[test]
     fn annotation_macros_are_blanked_keeping_offsets() {
         let text = "void Mock::AllowLeak(const void* p)\n    GTEST_LOCK_EXCLUDED_(internal::mu) {\n}\nint f(int a) const LOCKS(a, (b)) { return 0; }\n";
@@ -167,7 +166,10 @@ mod tests {
             )
             .replace("LOCKS(a, (b))", &blanked("LOCKS(a, (b))"));
         assert_eq!(fixed, want);
-        assert_eq!(super::blank_annotation_macros("int f(void) { return g(X(1)); }\n"), None);
+        assert_eq!(
+            super::blank_annotation_macros("int f(void) { return g(X(1)); }\n"),
+            None
+        );
     }
 
     #[test]
