@@ -286,17 +286,18 @@ fn agrees_with_python_ast_on_a_sizeable_part_of_the_stdlib() {
 /// Issue 17, item 8: `cast symbols a.js` exited 1 with no message and `cast skeleton a.js`
 /// printed its message twice; with another file, `cast symbols a.js b.py` dropped `a.js` without
 /// a word and printed `b.py/b.py:…`. An unsupported file gets one clear line. (JavaScript is
-/// supported since issue 15, so a Ruby file stands in for the unsupported one.)
+/// supported since issue 15 and Ruby since issue 37, so a Kotlin file stands in for the
+/// unsupported one.)
 #[test]
 fn regression_an_unsupported_file_gets_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.rb"), "def f\n  1\nend\n").unwrap();
+    std::fs::write(dir.path().join("a.kt"), "fun f() = 1\n").unwrap();
     std::fs::write(dir.path().join("b.py"), "def f():\n    pass\n").unwrap();
     let one_line = |stderr: &[u8]| {
         let text = String::from_utf8_lossy(stderr).into_owned();
         assert_eq!(text.lines().count(), 1, "{text}");
         assert!(
-            text.starts_with("cast: a.rb: not a supported file type; CAST parses ")
+            text.starts_with("cast: a.kt: not a supported file type; CAST parses ")
                 && text.contains(".py"),
             "{text}"
         );
@@ -304,13 +305,13 @@ fn regression_an_unsupported_file_gets_one_clear_line() {
     for command in ["symbols", "skeleton"] {
         let out = cast()
             .current_dir(dir.path())
-            .args([command, "a.rb"])
+            .args([command, "a.kt"])
             .assert()
             .code(1);
         one_line(&out.get_output().stderr);
         let out = cast()
             .current_dir(dir.path())
-            .args([command, "a.rb", "b.py"])
+            .args([command, "a.kt", "b.py"])
             .assert()
             .success();
         one_line(&out.get_output().stderr);

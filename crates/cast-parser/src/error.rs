@@ -19,7 +19,7 @@ pub enum ParseError {
         size: u64,
         limit: u64,
     },
-    /// The message leaves the path out: every caller puts it first (`a.rb: not a supported …`).
+    /// The message leaves the path out: every caller puts it first (`a.kt: not a supported …`).
     #[error("not a supported file type; CAST parses {supported} files")]
     Unsupported { path: PathBuf, supported: String },
     #[error("tree-sitter could not load the {language} grammar: {message}")]
