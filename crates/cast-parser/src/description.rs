@@ -74,9 +74,11 @@ pub struct LanguageDescription {
     /// Whether the text is read before a preprocessor expands it (C, C++, C#'s `#if`): a parse error is
     /// then most often a macro the grammar cannot see through, so none is reported.
     pub preprocessed: bool,
-    /// Whether a variable inside a function is a local, never a symbol (C, C++: their queries
-    /// take declarations in preprocessor conditionals, which sit in function bodies too).
-    pub file_level_variables: bool,
+    /// Where a `@definition.variable` must sit to be a symbol: the node kinds its parent may be
+    /// (C: the file or a preprocessor conditional), never inside a function (a conditional in a
+    /// function body holds locals). Empty: wherever the query finds it. A query could say so
+    /// itself, but C++'s grammar makes such a query take a tenth of a second to compile.
+    pub variable_parents: &'static [&'static str],
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,

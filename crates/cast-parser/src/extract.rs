@@ -283,6 +283,15 @@ fn definitions_and_docs<'t>(
     let mut kept: Vec<Def<'t>> = Vec::with_capacity(defs.len());
     let mut stack: Vec<usize> = Vec::new();
     for def in defs {
+        if def.kind == SymbolKind::Variable
+            && !d.variable_parents.is_empty()
+            && !def
+                .node
+                .parent()
+                .is_some_and(|p| d.variable_parents.contains(&p.kind()))
+        {
+            continue;
+        }
         while let Some(&top) = stack.last() {
             let outer = kept[top].node;
             if outer.start_byte() <= def.node.start_byte()
@@ -294,8 +303,8 @@ fn definitions_and_docs<'t>(
         }
         if let Some(&top) = stack.last() {
             let outer = &kept[top];
-            if d.file_level_variables
-                && def.kind == SymbolKind::Variable
+            if def.kind == SymbolKind::Variable
+                && !d.variable_parents.is_empty()
                 && stack.iter().any(|&k| kept[k].kind.is_callable())
             {
                 continue;

@@ -59,9 +59,9 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-; Variables: declarations outside functions (in the file, a namespace, a preprocessor
-; conditional); not `extern` declarations. The description's `file_level_variables` drops a
-; declaration inside a function (a local); class members are fields, not declarations.
+; Variables: declarations, not `extern` ones. Only those at file level are symbols: the
+; description's `variable_parents` names the nodes a declaration must sit in (the file, a
+; namespace, a preprocessor conditional) and drops any inside a function.
 ((declaration
   declarator: [
     (identifier) @name

@@ -37,7 +37,13 @@ pub static C: LanguageDescription = LanguageDescription {
     import_tree: Some(include),
     brace_bodies: true,
     preprocessed: true,
-    file_level_variables: true,
+    variable_parents: &[
+        "translation_unit",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+    ],
     fixup: Some(blank_annotation_macros),
 };
 

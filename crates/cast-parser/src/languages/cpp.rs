@@ -25,6 +25,13 @@ pub static CPP: LanguageDescription = LanguageDescription {
     import_tree: Some(super::c::include),
     brace_bodies: true,
     preprocessed: true,
-    file_level_variables: true,
+    variable_parents: &[
+        "translation_unit",
+        "declaration_list",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+    ],
     fixup: Some(super::c::blank_annotation_macros),
 };

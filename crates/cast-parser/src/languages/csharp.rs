@@ -24,6 +24,6 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     import_tree: None,
     brace_bodies: true,
     preprocessed: true,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };

@@ -24,6 +24,6 @@ pub static GO: LanguageDescription = LanguageDescription {
     import_tree: None,
     brace_bodies: true,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };

@@ -23,6 +23,6 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     import_tree: None,
     brace_bodies: true,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };

@@ -39,6 +39,6 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     import_tree: None,
     brace_bodies: true,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };

@@ -29,7 +29,7 @@ pub static PHP: LanguageDescription = LanguageDescription {
     import_tree: Some(use_declaration),
     brace_bodies: true,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };
 

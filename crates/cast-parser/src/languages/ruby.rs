@@ -30,7 +30,7 @@ pub static RUBY: LanguageDescription = LanguageDescription {
     import_tree: Some(require),
     brace_bodies: false,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };
 

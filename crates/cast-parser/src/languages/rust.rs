@@ -28,7 +28,7 @@ pub static RUST: LanguageDescription = LanguageDescription {
     import_tree: Some(use_tree),
     brace_bodies: true,
     preprocessed: false,
-    file_level_variables: false,
+    variable_parents: &[],
     fixup: None,
 };
 

@@ -30,7 +30,7 @@ macro_rules! typescript_queries {
             import_tree: None,
             brace_bodies: true,
             preprocessed: false,
-            file_level_variables: false,
+            variable_parents: &[],
             fixup: $fixup,
         }
     };
