@@ -67,10 +67,6 @@ pub struct LanguageDescription {
     pub plain_comments: &'static [&'static str],
     /// Interprets an `@import.tree` capture into imports.
     pub import_tree: Option<fn(Node, &str, &mut Vec<Import>)>,
-    /// Whether a body is a `{ … }` block (a body that is not — an arrow function's
-    /// expression, a tuple struct's fields — is part of the signature). False where bodies run
-    /// to an `end` (Ruby): any `@body` or `body` field is the body.
-    pub brace_bodies: bool,
     /// Whether the text is read before a preprocessor expands it (C, C++, C#'s `#if`): a parse error is
     /// then most often a macro the grammar cannot see through, so none is reported.
     pub preprocessed: bool,
@@ -79,9 +75,45 @@ pub struct LanguageDescription {
     /// function body holds locals). Empty: wherever the query finds it. A query could say so
     /// itself, but C++'s grammar makes such a query take a tenth of a second to compile.
     pub variable_parents: &'static [&'static str],
+    /// How a skeleton writes the language. Its `body_end` also says what a body is: with `}`,
+    /// a `{ … }` block (a body that is not — an arrow function's expression, a tuple struct's
+    /// fields — is part of the signature); with Ruby's `end`, any `@body` or `body` field.
+    pub skeleton: SkeletonStyle,
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,
+}
+
+/// How `cast skeleton` writes a language: what closes a body, where an import statement ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkeletonStyle {
+    /// What closes a body: `}`, or Ruby's `end` (an elided body is then `... end`, not
+    /// `{ ... }`).
+    pub body_end: &'static str,
+    /// Where an import statement ends.
+    pub import_end: ImportEnd,
+    /// Written before an import line that lacks it (a spec inside Go's `import ( … )`).
+    pub import_keyword: Option<&'static str>,
+}
+
+/// Where an import statement ends, for a skeleton that shows it on one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportEnd {
+    /// At a `;` (Rust, Java, C#, PHP).
+    Semicolon,
+    /// At the end of its first line (a Go spec, `#include`, Ruby's `require`).
+    Line,
+    /// At the line naming the module: a `;`, a closing quote or parenthesis (JavaScript).
+    Specifier,
+}
+
+impl SkeletonStyle {
+    /// Braced bodies, imports ending at a `;`.
+    pub const BRACES: SkeletonStyle = SkeletonStyle {
+        body_end: "}",
+        import_end: ImportEnd::Semicolon,
+        import_keyword: None,
+    };
 }
 
 impl std::fmt::Debug for LanguageDescription {

@@ -260,7 +260,9 @@ fn definitions_and_docs<'t>(
             // or an arrow function's expression is part of the signature.
             body: capture(m, c.def_body)
                 .or_else(|| node.child_by_field_name("body"))
-                .filter(|b| !d.brace_bodies || text.as_bytes().get(b.start_byte()) == Some(&b'{')),
+                .filter(|b| {
+                    d.skeleton.body_end != "}" || text.as_bytes().get(b.start_byte()) == Some(&b'{')
+                }),
         };
         let key = (node.id(), name.id());
         match best.get(&key) {

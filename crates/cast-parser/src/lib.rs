@@ -67,7 +67,7 @@ mod ts;
 mod walk;
 
 pub use cast_workspace::{WalkOptions, relative};
-pub use description::{LanguageDescription, TreeSitterLanguage};
+pub use description::{ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage};
 pub use encoding::SourceEncoding;
 pub use error::ParseError;
 pub use html::Html;

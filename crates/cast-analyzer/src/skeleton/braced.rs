@@ -16,7 +16,7 @@
 //! (Line 40) }
 //! ```
 
-use cast_parser::{ParsedFile, Symbol};
+use cast_parser::{ImportEnd, ParsedFile, SkeletonStyle, Symbol};
 
 use super::{SkeletonLine, depth};
 
@@ -25,6 +25,8 @@ const MAX_IMPORT: usize = 300;
 
 pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
     let source: Vec<&str> = text.lines().collect();
+    let style =
+        cast_parser::languages::skeleton_style(parsed.language).unwrap_or(SkeletonStyle::BRACES);
     let mut out: Vec<SkeletonLine> = Vec::new();
     // A file described by a definition's own doc comment (a Java file by its type's Javadoc)
     // shows that comment once, with the definition.
@@ -57,7 +59,7 @@ pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
             text: format!(
                 "{}{}",
                 "    ".repeat(indent),
-                import_statement(&source, import.line, parsed.language)
+                import_statement(&source, import.line, style)
             ),
         });
     }
@@ -65,7 +67,15 @@ pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
     // one line; `}}` closing two namespaces): the sort below is stable.
     let mut closing = Vec::new();
     for (index, symbol) in parsed.symbols.iter().enumerate() {
-        definition(&source, parsed, index, symbol, &mut out, &mut closing);
+        definition(
+            &source,
+            parsed,
+            style,
+            index,
+            symbol,
+            &mut out,
+            &mut closing,
+        );
     }
     out.extend(closing.into_iter().rev());
     out.sort_by_key(|l| l.line);
@@ -75,6 +85,7 @@ pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
 fn definition(
     source: &[&str],
     parsed: &ParsedFile,
+    style: SkeletonStyle,
     index: usize,
     symbol: &Symbol,
     out: &mut Vec<SkeletonLine>,
@@ -106,14 +117,18 @@ fn definition(
         .symbols
         .get(index + 1)
         .is_some_and(|next| next.parent == Some(index));
-    // Ruby's bodies run to `end`; every other language here braces them.
-    let ends = parsed.language == "ruby";
-    let body = match (symbol.body_start.is_some(), has_children, ends) {
-        (true, true, false) => " {",
-        (true, false, false) => " { ... }",
-        (true, true, true) => "",
-        (true, false, true) => " ... end",
-        (false, _, _) => "",
+    // A braced body opens on the signature's line; Ruby's runs from it to `end`.
+    let braces = style.body_end == "}";
+    let elided = if braces {
+        " { ... }".to_owned()
+    } else {
+        format!(" ... {}", style.body_end)
+    };
+    let body = match (symbol.body_start.is_some(), has_children) {
+        (true, true) if braces => " {",
+        (true, true) => "",
+        (true, false) => elided.as_str(),
+        (false, _) => "",
     };
     out.push(SkeletonLine {
         line: symbol.start_line,
@@ -122,7 +137,7 @@ fn definition(
     if has_children && symbol.body_start.is_some() {
         closing.push(SkeletonLine {
             line: symbol.end_line,
-            text: format!("{indent}{}", if ends { "end" } else { "}" }),
+            text: format!("{indent}{}", style.body_end),
         });
     }
 }
@@ -169,7 +184,7 @@ fn doc_comment(source: &[&str], line: u32, doc: &str) -> String {
 /// An import statement as written, on one line: from its first line to the line that ends it
 /// (a `;`, or for JavaScript and TypeScript the line naming the module). A Go import inside an
 /// `import ( … )` block is shown with its `import` keyword.
-fn import_statement(source: &[&str], line: u32, language: &str) -> String {
+fn import_statement(source: &[&str], line: u32, style: SkeletonStyle) -> String {
     let start = line.saturating_sub(1) as usize;
     let Some(first) = source.get(start) else {
         return String::new();
@@ -187,26 +202,26 @@ fn import_statement(source: &[&str], line: u32, language: &str) -> String {
             statement.push(' ');
         }
         statement.push_str(piece);
-        let ends = match language {
-            // One line each: Go's import specs, `#include`, Ruby's `require`.
-            "go" | "c" | "cpp" | "ruby" => true,
-            "javascript" | "typescript" | "tsx" => {
+        let ends = match style.import_end {
+            ImportEnd::Line => true,
+            ImportEnd::Specifier => {
                 piece.ends_with(';')
                     || piece.ends_with('\'')
                     || piece.ends_with('"')
                     || piece.ends_with(')')
             }
-            _ => piece.ends_with(';'),
+            ImportEnd::Semicolon => piece.ends_with(';'),
         };
         if ends || statement.len() > MAX_IMPORT {
             break;
         }
     }
     let statement = cut(&statement, MAX_IMPORT);
-    if language == "go" && !first.trim_start().starts_with("import") {
-        format!("import {statement}")
-    } else {
-        statement
+    match style.import_keyword {
+        Some(keyword) if !first.trim_start().starts_with(keyword) => {
+            format!("{keyword} {statement}")
+        }
+        _ => statement,
     }
 }
 

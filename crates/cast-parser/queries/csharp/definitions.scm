@@ -16,7 +16,10 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (destructor_declaration name: (identifier) @name) @definition.method
-(local_function_statement name: (identifier) @name) @definition.function
+; A statement the grammar misreads as a local function (`else if (x)` after an `#if` it could not
+; follow) is named by a keyword: not a definition.
+((local_function_statement name: (identifier) @name) @definition.function
+  (#not-any-of? @name "if" "while" "for" "foreach" "switch" "using" "lock" "catch" "fixed" "return"))
 
 (field_declaration
   (modifier) @_const

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use tree_sitter::Node;
 
-use crate::description::{LanguageDescription, TreeSitterLanguage};
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage};
 use crate::ts;
 use crate::{Import, LanguageParser, ParseError, ParsedFile};
 
@@ -35,7 +35,6 @@ pub static C: LanguageDescription = LanguageDescription {
     decorators: &[],
     plain_comments: &[],
     import_tree: Some(include),
-    brace_bodies: true,
     preprocessed: true,
     variable_parents: &[
         "translation_unit",
@@ -44,6 +43,10 @@ pub static C: LanguageDescription = LanguageDescription {
         "preproc_else",
         "preproc_elif",
     ],
+    skeleton: SkeletonStyle {
+        import_end: ImportEnd::Line,
+        ..SkeletonStyle::BRACES
+    },
     fixup: Some(blank_annotation_macros),
 };
 

@@ -6,7 +6,7 @@
 //! {}`) is qualified by its class. A `template <…>` on the line above a definition is not part
 //! of its signature. Includes are C's.
 
-use crate::description::LanguageDescription;
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
 
 /// The C++ description.
 pub static CPP: LanguageDescription = LanguageDescription {
@@ -23,7 +23,6 @@ pub static CPP: LanguageDescription = LanguageDescription {
     decorators: &["attribute_declaration"],
     plain_comments: &[],
     import_tree: Some(super::c::include),
-    brace_bodies: true,
     preprocessed: true,
     variable_parents: &[
         "translation_unit",
@@ -33,5 +32,9 @@ pub static CPP: LanguageDescription = LanguageDescription {
         "preproc_else",
         "preproc_elif",
     ],
+    skeleton: SkeletonStyle {
+        import_end: ImportEnd::Line,
+        ..SkeletonStyle::BRACES
+    },
     fixup: Some(super::c::blank_annotation_macros),
 };

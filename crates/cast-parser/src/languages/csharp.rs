@@ -5,7 +5,7 @@
 //! `///` XML comments docs (their `<summary>` tags dropped). `using A.B;` imports every type
 //! of namespace `A.B`; the analyzer finds a namespace by the folders that spell its tail.
 
-use crate::description::LanguageDescription;
+use crate::description::{LanguageDescription, SkeletonStyle};
 
 /// The C# description.
 pub static CSHARP: LanguageDescription = LanguageDescription {
@@ -22,8 +22,8 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     decorators: &["attribute_list"],
     plain_comments: &["comment"],
     import_tree: None,
-    brace_bodies: true,
     preprocessed: true,
     variable_parents: &[],
+    skeleton: SkeletonStyle::BRACES,
     fixup: None,
 };

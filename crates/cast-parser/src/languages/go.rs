@@ -5,7 +5,7 @@
 //! symbol. Package-level `const` and `var` are symbols. Imports keep the package path
 //! (`github.com/x/y`); the analyzer maps a path to the files of a folder.
 
-use crate::description::LanguageDescription;
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
 
 /// The Go description.
 pub static GO: LanguageDescription = LanguageDescription {
@@ -22,8 +22,12 @@ pub static GO: LanguageDescription = LanguageDescription {
     decorators: &[],
     plain_comments: &[],
     import_tree: None,
-    brace_bodies: true,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle {
+        import_end: ImportEnd::Line,
+        import_keyword: Some("import"),
+        ..SkeletonStyle::BRACES
+    },
     fixup: None,
 };

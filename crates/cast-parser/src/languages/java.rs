@@ -4,7 +4,7 @@
 //! `static final` fields. Annotations are decorators. Imports are split at the last dot
 //! (`import a.b.C;` → module `a.b`, name `C`); the analyzer maps packages to folders.
 
-use crate::description::LanguageDescription;
+use crate::description::{LanguageDescription, SkeletonStyle};
 
 /// The Java description.
 pub static JAVA: LanguageDescription = LanguageDescription {
@@ -21,8 +21,8 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     decorators: &["marker_annotation", "annotation"],
     plain_comments: &["line_comment"],
     import_tree: None,
-    brace_bodies: true,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle::BRACES,
     fixup: None,
 };

@@ -5,7 +5,7 @@
 //! `F.prototype.m = function` is the method `F.m`. Exported top-level constants are symbols.
 //! Imports keep the specifier as written (`./util`, `react`); `require(…)` is an import.
 
-use crate::description::LanguageDescription;
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
 
 /// Statements a definition can sit in on its first line; its doc comment is above them.
 pub(crate) const WRAPPERS: &[&str] = &[
@@ -37,8 +37,11 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     decorators: &["decorator"],
     plain_comments: &["comment"],
     import_tree: None,
-    brace_bodies: true,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle {
+        import_end: ImportEnd::Specifier,
+        ..SkeletonStyle::BRACES
+    },
     fixup: None,
 };

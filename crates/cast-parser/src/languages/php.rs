@@ -9,7 +9,7 @@
 use tree_sitter::Node;
 
 use crate::Import;
-use crate::description::LanguageDescription;
+use crate::description::{LanguageDescription, SkeletonStyle};
 use crate::ts;
 
 /// The PHP description.
@@ -27,9 +27,9 @@ pub static PHP: LanguageDescription = LanguageDescription {
     decorators: &["attribute_list"],
     plain_comments: &[],
     import_tree: Some(use_declaration),
-    brace_bodies: true,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle::BRACES,
     fixup: None,
 };
 

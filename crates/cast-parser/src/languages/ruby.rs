@@ -10,7 +10,7 @@
 use tree_sitter::Node;
 
 use crate::Import;
-use crate::description::LanguageDescription;
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
 use crate::ts;
 
 /// The Ruby description.
@@ -28,9 +28,13 @@ pub static RUBY: LanguageDescription = LanguageDescription {
     decorators: &[],
     plain_comments: &[],
     import_tree: Some(require),
-    brace_bodies: false,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle {
+        body_end: "end",
+        import_end: ImportEnd::Line,
+        import_keyword: None,
+    },
     fixup: None,
 };
 

@@ -8,7 +8,7 @@
 use tree_sitter::Node;
 
 use crate::Import;
-use crate::description::LanguageDescription;
+use crate::description::{LanguageDescription, SkeletonStyle};
 use crate::ts;
 
 /// The Rust description.
@@ -26,9 +26,9 @@ pub static RUST: LanguageDescription = LanguageDescription {
     decorators: &["attribute_item"],
     plain_comments: &["line_comment", "block_comment"],
     import_tree: Some(use_tree),
-    brace_bodies: true,
     preprocessed: false,
     variable_parents: &[],
+    skeleton: SkeletonStyle::BRACES,
     fixup: None,
 };
 

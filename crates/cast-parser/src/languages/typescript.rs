@@ -3,7 +3,7 @@
 //! JavaScript queries plus `queries/typescript/` (interfaces, type aliases, enums, namespaces,
 //! signatures, `implements`).
 
-use crate::description::LanguageDescription;
+use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
 use crate::languages::javascript::WRAPPERS;
 
 macro_rules! typescript_queries {
@@ -28,9 +28,12 @@ macro_rules! typescript_queries {
             decorators: &["decorator"],
             plain_comments: &["comment"],
             import_tree: None,
-            brace_bodies: true,
             preprocessed: false,
             variable_parents: &[],
+            skeleton: SkeletonStyle {
+                import_end: ImportEnd::Specifier,
+                ..SkeletonStyle::BRACES
+            },
             fixup: $fixup,
         }
     };
