@@ -25,7 +25,10 @@ pub static C: LanguageDescription = LanguageDescription {
     name: "c",
     extensions: &["c", "h"],
     grammar: tree_sitter_c::LANGUAGE,
-    definitions: include_str!("../../queries/c/definitions.scm"),
+    definitions: concat!(
+        include_str!("../../queries/c/definitions.scm"),
+        include_str!("../../queries/c/declarations.scm")
+    ),
     references: include_str!("../../queries/c/references.scm"),
     imports: include_str!("../../queries/c/imports.scm"),
     docs: include_str!("../../queries/c/docs.scm"),

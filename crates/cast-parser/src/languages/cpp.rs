@@ -13,7 +13,10 @@ pub static CPP: LanguageDescription = LanguageDescription {
     name: "cpp",
     extensions: &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp"],
     grammar: tree_sitter_cpp::LANGUAGE,
-    definitions: include_str!("../../queries/cpp/definitions.scm"),
+    definitions: concat!(
+        include_str!("../../queries/cpp/definitions.scm"),
+        include_str!("../../queries/c/declarations.scm")
+    ),
     references: include_str!("../../queries/cpp/references.scm"),
     imports: include_str!("../../queries/cpp/imports.scm"),
     docs: include_str!("../../queries/cpp/docs.scm"),

@@ -1,0 +1,30 @@
+; Declarations C and C++ share (C++'s description reads this file too): structs, unions and
+; enums with a body, typedefs, macros, and file-level variables.
+
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+
+(type_definition declarator: (type_identifier) @name) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+; Variables: declarations, not `extern` ones. Only those at file level are symbols: the
+; description's `variable_parents` names the nodes a declaration must sit in (the file, a
+; namespace, a preprocessor conditional) and drops any inside a function.
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: (identifier) @name)
+    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
+    (array_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (identifier) @name)
+  ]) @definition.variable
+  (#not-match? @definition.variable "^extern[ \t]"))
