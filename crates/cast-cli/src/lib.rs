@@ -40,8 +40,8 @@ pub use output::{Exit, Out};
 
 /// CAST — a code assistant toolkit for language-model agents.
 ///
-/// It indexes code (Python with Ruff's parser; Rust, Go, JavaScript, TypeScript, Java and HTML
-/// with tree-sitter), shows it at three levels of detail, searches it, and applies model-written
+/// It indexes code (Python with Ruff's parser; Rust, Go, JavaScript, TypeScript, Java, C, C++,
+/// C#, Ruby, PHP and HTML with tree-sitter), shows it at three levels of detail, searches it, and applies model-written
 /// edits exactly or refuses them.
 ///
 /// Exit status: 0 on success, 1 when an action was refused or nothing was found, 2 on bad usage

@@ -16,8 +16,8 @@ use crate::output::{stderr_is_terminal, warn};
 use crate::{Exit, Out};
 
 /// List the symbols in files or folders: Python classes, functions and methods (as Python's
-/// `ast` sees them); Rust, Go, JavaScript, TypeScript and Java functions, methods, types,
-/// traits, interfaces, impls, modules and constants; HTML ids, template blocks, scripts,
+/// `ast` sees them); Rust, Go, JavaScript, TypeScript, Java, C, C++, C#, Ruby and PHP
+/// functions, methods, types, traits, interfaces, impls, modules, macros and constants; HTML ids, template blocks, scripts,
 /// styles and headings.
 ///
 /// Folders are walked as ripgrep walks them: .gitignore and .ignore are respected and hidden

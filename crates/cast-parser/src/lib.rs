@@ -14,9 +14,14 @@
 //! | JavaScript | `.js .mjs .cjs .jsx` | tree-sitter-javascript ([`languages::javascript`]) |
 //! | TypeScript | `.ts .mts .cts .tsx` (`.d.ts` as stubs) | tree-sitter-typescript ([`languages::typescript`]) |
 //! | Java | `.java` | tree-sitter-java ([`languages::java`]) |
+//! | C | `.c .h` (a header that is C++ is read as C++) | tree-sitter-c ([`languages::c`]) |
+//! | C++ | `.cc .cpp .cxx .c++ .hh .hpp .hxx .h++ .ipp` | tree-sitter-cpp ([`languages::cpp`]) |
+//! | C# | `.cs` | tree-sitter-c-sharp ([`languages::csharp`]) |
+//! | Ruby | `.rb .rake .gemspec` | tree-sitter-ruby ([`languages::ruby`]) |
+//! | PHP | `.php` | tree-sitter-php ([`languages::php`]) |
 //! | HTML | `.html .htm` | tree-sitter-html: an outline (ids, scripts, styles, headings, template blocks) |
 //!
-//! The five tree-sitter languages are each a cargo feature of the same name, all on by default.
+//! The ten tree-sitter languages are each a cargo feature of the same name, all on by default.
 //!
 //! ```
 //! use cast_parser::{Registry, SymbolKind};
