@@ -42,7 +42,7 @@ pub trait LanguageParser: Send + Sync {
 }
 
 /// Languages by extension. [`Registry::default`] knows Python, HTML and every described
-/// language compiled in (Rust, Go, JavaScript, TypeScript, Java by default).
+/// language compiled in (by default Rust, Go, JavaScript, TypeScript, Java, C, C++, C#, Ruby, PHP).
 pub struct Registry {
     languages: Vec<Box<dyn LanguageParser>>,
 }
