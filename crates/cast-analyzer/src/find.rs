@@ -58,7 +58,7 @@
 use std::collections::HashMap;
 
 use cast_parser::SymbolKind;
-use cast_parser::roles::{installed_package, is_example_path, is_stub_path, is_test_path};
+use cast_parser::roles::{FileRoles, installed_package};
 use cast_workspace::Scope;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
@@ -117,6 +117,11 @@ pub const EXAMPLE_FACTOR: f64 = 0.6;
 /// not the project's own. The walk already leaves virtualenvs out; this is for a tree that
 /// holds an installation anyway (a Python prefix, a vendored environment).
 pub const INSTALLED_FACTOR: f64 = 0.6;
+/// Generated code (minified bundles, protobuf output, files that say they are generated) when
+/// the query speaks of no generating: it is changed by changing its source and generating it
+/// again, so a task rarely edits it, as rarely as a test; and a bundle holds every word of the
+/// code it was built from.
+pub const GENERATED_FACTOR: f64 = 0.3;
 /// An error type (`BadOptionError`, `HTTPException`) among the symbols, when the query speaks
 /// of no error: its docstring describes the operation it fails in ("Raised if an invalid
 /// option is seen on the command line"), so it matches the words of a query about that
@@ -337,11 +342,11 @@ pub enum FindMode {
     Files,
 }
 
-/// Whether a symbol is test code: in a test file, in a `tests` scope of another file, or
+/// Whether a symbol is test code: in a test file (by its stored roles), in a `tests` scope of another file, or
 /// marked as a test by a decorator (`decorators` as stored: one per line; see
 /// [`is_test_decorator`]).
-pub(crate) fn is_test_symbol(path: &str, qualname: &str, decorators: Option<&str>) -> bool {
-    is_test_path(path) || in_test_scope(qualname) || marked_as_test(decorators)
+pub(crate) fn is_test_symbol(roles: FileRoles, qualname: &str, decorators: Option<&str>) -> bool {
+    roles.test || in_test_scope(qualname) || marked_as_test(decorators)
 }
 
 /// Whether any of a symbol's stored decorators (one per line) marks it as a test.
@@ -576,6 +581,7 @@ struct Priors {
     stubs_ok: bool,
     examples_ok: bool,
     installed_ok: bool,
+    generated_ok: bool,
     errors_ok: bool,
 }
 
@@ -609,8 +615,21 @@ impl Priors {
             ],
         );
         let errors_ok = about(&query_words, ERROR_WORDS);
+        let generated_ok = about(
+            &query_words,
+            &[
+                "generated",
+                "generate",
+                "codegen",
+                "bundle",
+                "bundled",
+                "minified",
+                "protobuf",
+            ],
+        );
         Priors {
             query_words,
+            generated_ok,
             tests_ok,
             stubs_ok,
             examples_ok,
@@ -619,26 +638,30 @@ impl Priors {
         }
     }
 
-    /// The factor of a file by its path: installed code, examples, tests, stubs.
-    fn of_path(&self, path: &str) -> f64 {
+    /// The factor of a file by its stored roles: installed code (unless the query names its
+    /// package, read from the path), generated code, examples, tests, stubs.
+    fn of_file(&self, path: &str, roles: FileRoles) -> f64 {
         let mut f = 1.0;
-        if !self.installed_ok
-            && let Some(package) = installed_package(path)
-            && !names_package(&self.query_words, package)
+        if roles.installed
+            && !self.installed_ok
+            && !installed_package(path).is_some_and(|p| names_package(&self.query_words, p))
         {
             f *= INSTALLED_FACTOR;
         }
-        if is_example_path(path) {
+        if roles.generated && !self.generated_ok {
+            f *= GENERATED_FACTOR;
+        }
+        if roles.example {
             f *= if self.examples_ok {
                 ASKED_FACTOR
             } else {
                 EXAMPLE_FACTOR
             };
         }
-        if is_test_path(path) {
+        if roles.test {
             f *= self.test_factor();
         }
-        if !self.stubs_ok && is_stub_path(path) {
+        if !self.stubs_ok && roles.stub {
             f *= STUB_FACTOR;
         }
         f
@@ -647,9 +670,9 @@ impl Priors {
     /// The factor of a symbol: its file's, a little less for a private name, and a test's when
     /// it sits in a `tests` scope (Rust's `mod tests`) or carries a test's decorator (`#[test]`)
     /// in a file that is not a test already.
-    fn of_symbol(&self, path: &str, named: &SymbolNaming) -> f64 {
+    fn of_symbol(&self, path: &str, roles: FileRoles, named: &SymbolNaming) -> f64 {
         let (qualname, decorators) = (named.qualname.as_str(), named.decorators.as_deref());
-        let mut f = self.of_path(path);
+        let mut f = self.of_file(path, roles);
         let short = qualname.rsplit('.').next().unwrap_or("");
         if short.starts_with('_') && !short.starts_with("__") {
             f *= 0.95;
@@ -659,7 +682,7 @@ impl Priors {
         if !self.errors_ok && is_error_type(named.kind, last) {
             f *= ERROR_TYPE_FACTOR;
         }
-        if !is_test_path(path) && (in_test_scope(qualname) || marked_as_test(decorators)) {
+        if !roles.test && (in_test_scope(qualname) || marked_as_test(decorators)) {
             f *= self.test_factor();
         }
         f
@@ -1098,6 +1121,7 @@ impl Reader<'_> {
         priors: &Priors,
         in_scope: Option<&InScope>,
     ) -> Result<Vec<(i64, Scores)>> {
+        let file_roles = self.snap.file_roles()?;
         // symbols: the best symbol plus a little for each further one.
         let mut per_file: HashMap<i64, Vec<f64>> = HashMap::new();
         for (id, s) in &ev.symbol_text {
@@ -1198,7 +1222,7 @@ impl Reader<'_> {
             if best_cover > 0.0 {
                 s.cover = cover.get(&f).copied().unwrap_or(0.0) / best_cover;
             }
-            s.factor = priors.of_path(&path);
+            s.factor = priors.of_file(&path, file_roles.of(f));
             out.push((f, s, path));
         }
         let best_path = out.iter().map(|(_, s, _)| s.path).fold(0.0f64, f64::max);
@@ -1263,11 +1287,12 @@ impl Reader<'_> {
                         .map(|(s, (_, c))| (*c, *s)),
                 )
                 .collect();
-            if !is_test_path(&row.path) {
+            let file_roles = self.snap.file_roles()?.of(*id);
+            if !file_roles.test {
                 for (score, s) in &mut best {
                     let named = self.snap.symbol_naming(*s)?;
                     if named.is_some_and(|n| {
-                        is_test_symbol(&row.path, &n.qualname, n.decorators.as_deref())
+                        is_test_symbol(file_roles, &n.qualname, n.decorators.as_deref())
                     }) {
                         *score *= priors.test_factor();
                     }
@@ -1305,6 +1330,7 @@ impl Reader<'_> {
     /// Every candidate symbol with its score components and path, best first.
     fn rank_symbols(&self, ev: &Evidence, priors: &Priors) -> Result<Vec<(i64, Scores, String)>> {
         let ranks = self.stored_ranks(RankedTable::Symbols)?;
+        let file_roles = self.snap.file_roles()?;
         let mut cands: Vec<(i64, Scores, String)> = Vec::new();
         let ids: std::collections::BTreeSet<i64> = ev
             .symbol_text
@@ -1341,7 +1367,7 @@ impl Reader<'_> {
                 history: 0.0,
                 churn: 0.0,
                 cover: 0.0,
-                factor: priors.of_symbol(&path, &named),
+                factor: priors.of_symbol(&path, file_roles.of(file), &named),
                 total: 0.0,
             };
             s.total = (0.70 * s.text + 0.30 * s.ident.min(1.0) + 0.15 * s.symbols + 0.10 * s.rank)
@@ -1442,7 +1468,9 @@ mod tests {
             qualname: qualname.to_owned(),
             decorators: None,
         };
-        let factor = |query: &str, n: &SymbolNaming| Priors::new(query).of_symbol("opts.py", n);
+        let factor = |query: &str, n: &SymbolNaming| {
+            Priors::new(query).of_symbol("opts.py", FileRoles::of_path("opts.py"), n)
+        };
         let error = named(Class, "BadOptionError");
         assert_eq!(factor("parse the options", &error), ERROR_TYPE_FACTOR);
         assert_eq!(
@@ -1492,16 +1520,25 @@ mod tests {
             assert!(!is_test_decorator(d), "{d}");
         }
         assert!(is_test_symbol(
-            "crates/core/flags/defs.rs",
+            FileRoles::of_path("crates/core/flags/defs.rs"),
             "test_max_depth",
             Some("#[cfg(test)]\n#[test]")
         ));
         assert!(!is_test_symbol(
-            "crates/core/flags/defs.rs",
+            FileRoles::of_path("crates/core/flags/defs.rs"),
             "MaxDepth",
             Some("#[derive(Debug)]")
         ));
-        assert!(!is_test_symbol("src/lib.rs", "parse", None));
+        assert!(!is_test_symbol(
+            FileRoles::of_path("src/lib.rs"),
+            "parse",
+            None
+        ));
+        assert!(is_test_symbol(
+            FileRoles::of_path("src/lib_test.go"),
+            "Parse",
+            None
+        ));
     }
 
     #[test]

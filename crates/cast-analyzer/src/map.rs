@@ -365,7 +365,9 @@ impl Reader<'_> {
     /// What `sym` calls, for its line of the map: the best [`CALLEES`] by rank, each resolved to
     /// one definition (the file's edges are decoded once and kept in `cache`). A call found by
     /// name alone (`x.rstrip()`, the receiver's type unknown) is a guess, and the map states no
-    /// guess as a fact: it is left out (`cast show` lists guesses apart, marked `?`).
+    /// guess as a fact: it is left out (`cast show` lists guesses apart, marked `?`). A
+    /// generated file (a minified bundle, protobuf output) shows no calls: they are the
+    /// generator's, not code anyone reads.
     fn callees(
         &self,
         cache: &mut CalleesByFile,
@@ -373,6 +375,9 @@ impl Reader<'_> {
         sym: i64,
         ranks: &cast_index::SortedRanks,
     ) -> Result<Vec<String>> {
+        if self.snap.file_roles()?.of(file_id).generated {
+            return Ok(Vec::new());
+        }
         if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(file_id) {
             let blob = self.snap.file_blob(file_id, FileBlob::Edges)?;
             // Each callee once, when some call to it resolved.
@@ -693,6 +698,7 @@ impl Reader<'_> {
             None => Box::new(sym_ranks.sorted.best_first()),
         };
         let mut tests: Vec<i64> = Vec::new();
+        let file_roles = self.snap.file_roles()?;
         let mut next_test = 0;
         loop {
             let (id, from_ranking) = if let Some(id) = asked.next() {
@@ -725,7 +731,7 @@ impl Reader<'_> {
             if from_ranking
                 && tests_last
                 && crate::find::is_test_symbol(
-                    &file.path,
+                    file_roles.of(info.file_id),
                     &info.qualname,
                     info.decorators.as_deref(),
                 )

@@ -211,6 +211,7 @@ impl Reader<'_> {
         let name = query.rsplit('.').next().unwrap_or(query);
         let candidates = self.snap.sym_rows_named(name)?;
         let ranks = self.stored_ranks(cast_index::RankedTable::Symbols)?;
+        let file_roles = self.snap.file_roles()?;
         let mut found = Vec::new();
         let mut named = Vec::new();
         for row in candidates {
@@ -223,13 +224,10 @@ impl Reader<'_> {
             let exact_qual = qualname == query;
             let suffix = full.ends_with(&format!(".{query}"));
             let rank = ranks.sorted.get(row.id).unwrap_or(0.0);
-            let code = !cast_parser::roles::is_test_path(&row.path);
+            let roles = file_roles.of(row.file_id);
+            let code = !roles.test;
             if exact_full || exact_qual || suffix {
-                found.push((
-                    (exact_full, exact_qual, !row.path.ends_with(".pyi"), code),
-                    rank,
-                    row,
-                ));
+                found.push(((exact_full, exact_qual, !roles.stub, code), rank, row));
             } else {
                 named.push((code, rank, row));
             }

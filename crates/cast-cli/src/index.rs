@@ -19,7 +19,10 @@ use crate::{Exit, Out};
 /// others check the files without walking while no folder and no ignore file changed since
 /// the last walk.
 ///
-/// Prints one summary line (with --json, one JSON object with every count and the time).
+/// Prints one summary line (with --json, one JSON object with every count and the time). It
+/// counts the files by role: source, test, stub (`.pyi`, `.d.ts`), example (examples, docs,
+/// benchmarks), installed (site-packages, node_modules, vendored copies) and generated
+/// (minified bundles, protobuf output, files whose first lines say they are generated).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  cast index                        # index the current folder\n  cast index ~/src/project --json   # counts and seconds as JSON\n  cast index . --db /tmp/idx.sqlite # keep the database elsewhere"
@@ -123,7 +126,7 @@ pub fn query<T>(
 /// The one-line summary of a build or refresh.
 pub fn summary(report: &IndexReport, db: &Path) -> String {
     format!(
-        "{} {} files ({} added, {} changed, {} deleted, {} touched, {} unchanged, {} skipped): {} symbols, {} edges, {} file edges, {} commits of history in {:.2} s; {} ({:.1} MB)",
+        "{} {} files ({} added, {} changed, {} deleted, {} touched, {} unchanged, {} skipped; {}): {} symbols, {} edges, {} file edges, {} commits of history in {:.2} s; {} ({:.1} MB)",
         if report.cold { "indexed" } else { "refreshed" },
         report.files,
         report.added,
@@ -132,6 +135,7 @@ pub fn summary(report: &IndexReport, db: &Path) -> String {
         report.touched,
         report.unchanged,
         report.skipped,
+        by_role(report),
         report.symbols,
         report.edges,
         report.file_edges,
@@ -140,6 +144,22 @@ pub fn summary(report: &IndexReport, db: &Path) -> String {
         db.display(),
         report.db_bytes as f64 / 1e6
     )
+}
+
+/// The files by role, the roles no file has left out: `812 source, 240 test, 3 generated`.
+fn by_role(report: &IndexReport) -> String {
+    let counted: Vec<String> = report
+        .roles
+        .by_role()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(role, n)| format!("{n} {}", role.as_str()))
+        .collect();
+    if counted.is_empty() {
+        "no files".to_owned()
+    } else {
+        counted.join(", ")
+    }
 }
 
 /// The name of the variable that sets the memory budget of every build (`cast index --memory`

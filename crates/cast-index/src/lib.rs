@@ -42,6 +42,7 @@ mod index;
 mod kept;
 mod listing;
 mod memo;
+pub mod roles;
 mod snapshot;
 mod store;
 pub mod text;

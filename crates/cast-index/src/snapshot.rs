@@ -13,6 +13,7 @@ use cast_parser::{Registry, SyntaxError};
 
 use crate::graph::stored::{RankedTable, Ranks, StoredFileGraph, decode_file_graph};
 use crate::memo::Memo;
+use crate::roles::{FileRolesById, RoleCounts};
 use crate::store::rows::{
     FileBlob, FileRow, MappedFile, NamedSymbol, StoredSymbol, SymRow, SymbolInfo, SymbolNaming,
     SymbolRow,
@@ -100,6 +101,8 @@ reads! {
     fn enclosing_sym_row(file: i64, line: u32) -> Option<SymRow> = rows::enclosing_sym_row;
     /// How many files (parsed) and symbols a search looks through.
     fn searchable_counts() -> (usize, usize) = store::searchable_counts;
+    /// How many files have each role (a pass over the files).
+    fn role_counts() -> RoleCounts = store::role_counts;
     /// The files, skipped files and symbols, counted now (a pass over each table).
     fn count_rows() -> Counts = store::count_rows;
     /// The counts stored at the last change of content.
@@ -190,6 +193,13 @@ impl Snapshot<'_> {
         self.memo
             .get(self.conn, table.key(), Ranks::new)
             .map_err(self.db_err())
+    }
+
+    /// The stored role of every file, read once while the database is unchanged.
+    pub fn file_roles(&self) -> Result<Arc<FileRolesById>> {
+        self.memoized("file_roles", || {
+            store::file_roles(self.conn).map_err(self.db_err())
+        })
     }
 
     /// The stored file graph (imports, weighted), decoded once while the database is unchanged;

@@ -12,8 +12,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
+use crate::roles::{FileRolesById, RoleCounts};
 use crate::text::{FileTerms, SymbolTerms};
 use crate::{IndexError, Result};
+use cast_parser::roles::FileRoles;
 
 pub(crate) mod build;
 pub(crate) mod rows;
@@ -22,7 +24,7 @@ pub(crate) mod rows;
 /// file that did not change (10: files' descriptions without licences or tags, signatures
 /// without comments; 11: doc comments seen past a plain comment, generic lists closed without
 /// a space), so an older index is rebuilt.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 
@@ -121,6 +123,11 @@ pub(crate) fn kind_of(c: i64) -> cast_parser::SymbolKind {
 pub(crate) const FLAG_SYNTAX_ERRORS: i64 = 1;
 pub(crate) const FLAG_LOSSY: i64 = 2;
 pub(crate) const FLAG_SKIPPED: i64 = 4;
+/// The file's roles ([`cast_parser::roles::FileRoles::bits`]) sit above the flags.
+pub(crate) const ROLES_SHIFT: u32 = 3;
+/// `SELECT` expression of a file's role bits.
+pub(crate) const ROLE_BITS: &str = "(flags >> 3) & 31";
+const _: () = assert!(ROLES_SHIFT == 3, "ROLE_BITS spells ROLES_SHIFT");
 
 /// `WHERE` condition selecting the files that were parsed (not skipped).
 pub(crate) const PARSED_FILES: &str = "flags & 4 = 0";
@@ -721,10 +728,24 @@ pub struct Counts {
     pub files: usize,
     pub skipped: usize,
     pub symbols: usize,
+    /// The files by role.
+    pub roles: RoleCounts,
 }
 
 pub(crate) fn set_counts(conn: &Connection, c: Counts) -> rusqlite::Result<()> {
-    let text = format!("{},{},{}", c.files, c.skipped, c.symbols);
+    let r = c.roles;
+    let text = format!(
+        "{},{},{},{},{},{},{},{},{}",
+        c.files,
+        c.skipped,
+        c.symbols,
+        r.source,
+        r.test,
+        r.stub,
+        r.example,
+        r.installed,
+        r.generated
+    );
     set_meta(conn, "counts", text.as_bytes())
 }
 
@@ -737,6 +758,14 @@ pub(crate) fn counts(conn: &Connection) -> rusqlite::Result<Option<Counts>> {
             files: it.next()??,
             skipped: it.next()??,
             symbols: it.next()??,
+            roles: RoleCounts {
+                source: it.next()??,
+                test: it.next()??,
+                stub: it.next()??,
+                example: it.next()??,
+                installed: it.next()??,
+                generated: it.next()??,
+            },
         })
     }))
 }
@@ -776,10 +805,41 @@ pub(crate) fn searchable_counts(conn: &Connection) -> rusqlite::Result<(usize, u
     Ok((c.files - c.skipped.min(c.files), c.symbols))
 }
 
+/// The stored roles of every file, by id.
+pub(crate) fn file_roles(conn: &Connection) -> rusqlite::Result<FileRolesById> {
+    let mut bits = Vec::new();
+    let mut stmt = conn.prepare(&format!("SELECT id, {ROLE_BITS} FROM files"))?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (id, b): (i64, i64) = (row.get(0)?, row.get(1)?);
+        let Ok(i) = usize::try_from(id) else { continue };
+        if bits.len() <= i {
+            bits.resize(i + 1, 0);
+        }
+        bits[i] = b as u8;
+    }
+    Ok(FileRolesById { bits })
+}
+
+/// How many files have each role (a pass over the files).
+pub(crate) fn role_counts(conn: &Connection) -> rusqlite::Result<RoleCounts> {
+    let mut counts = RoleCounts::default();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {ROLE_BITS}, COUNT(*) FROM files GROUP BY 1"
+    ))?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (b, n): (i64, i64) = (row.get(0)?, row.get(1)?);
+        counts.add(FileRoles::from_bits(b as u8).primary(), n as usize);
+    }
+    Ok(counts)
+}
+
 /// The rows of `files`, of skipped files among them, and of `symbols`, counted (whole-table
 /// scans: a refresh that changed nothing reads the stored [`Counts`] instead).
 pub(crate) fn count_rows(conn: &Connection) -> rusqlite::Result<Counts> {
     Ok(Counts {
+        roles: role_counts(conn)?,
         files: count_of(conn, "SELECT COUNT(*) FROM files")?,
         skipped: count_of(
             conn,

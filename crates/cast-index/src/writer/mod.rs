@@ -25,6 +25,7 @@ use crate::listing::{
     LISTING_DIGEST, Listed, Listing, ListingSource, WALK_WATCH, encode_watch, list_walking,
     walk_text,
 };
+use crate::roles::RoleCounts;
 use crate::store::{self, State, build, db_err, rows};
 use crate::{MemoryBudget, Result};
 pub(crate) use catalog::load_catalog;
@@ -49,6 +50,8 @@ pub struct IndexReport {
     /// Files not parsed (binary, too large, unreadable); the reasons are in `warnings`.
     pub skipped: usize,
     pub symbols: usize,
+    /// The files by role (source, test, stub, example, installed, generated).
+    pub roles: RoleCounts,
     /// Resolved references between symbols.
     pub edges: usize,
     /// Resolved imports between files.
@@ -376,8 +379,8 @@ impl IndexWriter<'_> {
                 c
             }
         };
-        (report.files, report.skipped, report.symbols) =
-            (counts.files, counts.skipped, counts.symbols);
+        (report.files, report.skipped, report.symbols, report.roles) =
+            (counts.files, counts.skipped, counts.symbols, counts.roles);
         if content_changed {
             let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
             report.phases.load_catalog = lap(&mut phase);

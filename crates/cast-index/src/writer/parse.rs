@@ -1,6 +1,7 @@
 //! Reading, hashing and parsing one file on a parse thread, with what is stored for it encoded
 //! there too (the writer thread only writes).
 
+use cast_parser::roles::FileRoles;
 use cast_parser::{ParsedFile, Registry, SourceText};
 
 use crate::codec;
@@ -26,6 +27,8 @@ pub(super) struct Blobs {
     /// The full-text fields of the file and of each symbol, in the parse's order.
     pub(super) file_terms: FileTerms,
     pub(super) symbol_terms: Vec<SymbolTerms>,
+    /// What the file is for, by its path and its opening lines.
+    pub(super) roles: FileRoles,
 }
 
 pub(super) enum Outcome {
@@ -80,10 +83,11 @@ pub(super) fn read_and_parse(
         let mut parsed = language.parse(&source.text)?;
         parsed.lossy_utf8 = source.lossy;
         let terms = crate::text::search_terms(&item.rel, &source.text, &parsed);
-        Ok((parsed, terms))
+        let roles = FileRoles::of_file(&item.rel, &source.text);
+        Ok((parsed, terms, roles))
     });
     match parsed {
-        Ok((file, (file_terms, symbol_terms))) => Outcome::Parsed {
+        Ok((file, (file_terms, symbol_terms), roles)) => Outcome::Parsed {
             hash,
             blobs: Box::new(Blobs {
                 iface: interface_hash(&file),
@@ -91,6 +95,7 @@ pub(super) fn read_and_parse(
                 refs: codec::encode_refs(&file.references),
                 file_terms,
                 symbol_terms,
+                roles,
             }),
             file: Box::new(file),
         },

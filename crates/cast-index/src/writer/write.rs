@@ -4,11 +4,14 @@
 use std::collections::HashMap;
 
 use cast_parser::ParsedFile;
+use cast_parser::roles::FileRoles;
 use rusqlite::Connection;
 
 use crate::codec;
 use crate::listing::Listed;
-use crate::store::{self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, build, kind_code};
+use crate::store::{
+    self, FLAG_LOSSY, FLAG_SKIPPED, FLAG_SYNTAX_ERRORS, ROLES_SHIFT, build, kind_code,
+};
 
 use super::parse::Blobs;
 
@@ -37,6 +40,9 @@ impl Writer<'_> {
             }
             None => FLAG_SKIPPED,
         };
+        // A parsed file's roles read its text too; a skipped file's come from its path.
+        let roles = blobs.map_or_else(|| FileRoles::of_path(&item.rel), |b| b.roles);
+        let flags = flags | i64::from(roles.bits()) << ROLES_SHIFT;
         // A parsed file's first syntax error, for the map; a skipped file's reason.
         let syntax_error = parsed
             .and_then(|p| p.syntax_error.as_ref())
