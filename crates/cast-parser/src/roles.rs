@@ -194,6 +194,10 @@ pub fn is_test_path(path: &str) -> bool {
             // as often the product (Playwright's `playwright-test`, an `ab-test` feature).
             || p.ends_with("-tests")
             || matches!(p, "e2e-test" | "integration-test" | "unit-test")
+            // .NET's test projects: `Newtonsoft.Json.Tests/`, `App.UnitTests/`.
+            || p.ends_with(".Tests")
+            || p.ends_with(".UnitTests")
+            || p.ends_with(".IntegrationTests")
     }) || name.starts_with("test_")
         || name.ends_with("_test.py")
         || name == "conftest.py"
@@ -319,6 +323,7 @@ mod tests {
             "src/jv_test.c",
             "test/format_unittest.cc",
             "Src/Newtonsoft.Json.Tests/JsonReaderTests.cs",
+            "Src/Newtonsoft.Json.Tests/TestObjects/Person.cs",
             "spec/models/user_spec.rb",
             "test/helpers_test.rb",
             "tests/Unit/RouteTest.php",
