@@ -479,11 +479,18 @@ pub(crate) enum Ident {
     File(String),
 }
 
-const FILE_EXTENSIONS: &[&str] = &[
-    ".py", ".pyi", ".pyx", ".html", ".htm", ".rs", ".go", ".js", ".mjs", ".cjs", ".ts", ".mts",
-    ".cts", ".tsx", ".jsx", ".java", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs",
-    ".rb", ".php",
-];
+/// The extensions of the files CAST parses, with the dot (`.py`, `.tsx`): a query word ending
+/// in one is a file name. Each language states its own; read once from the default registry.
+fn file_extensions() -> &'static [String] {
+    static EXTENSIONS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    EXTENSIONS.get_or_init(|| {
+        cast_parser::Registry::default()
+            .extensions()
+            .into_iter()
+            .map(|e| format!(".{e}"))
+            .collect()
+    })
+}
 
 /// Words of the query that are written as identifiers: with `_`, an inner capital
 /// (`CliRunner`, `parseDate`), dots between names, `()` after them, in backticks, or file names.
@@ -507,7 +514,7 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
                 continue;
             }
             let lower = word.to_lowercase();
-            if let Some(ext) = FILE_EXTENSIONS.iter().find(|e| lower.ends_with(*e)) {
+            if let Some(ext) = file_extensions().iter().find(|e| lower.ends_with(e.as_str())) {
                 if word.len() > ext.len() {
                     push(Ident::File(word.to_owned()));
                 }

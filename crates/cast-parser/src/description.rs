@@ -82,6 +82,9 @@ pub struct LanguageDescription {
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,
+    /// Its module system and the standard-library names resolution must not resolve by
+    /// name alone.
+    pub modules: crate::modules::ModuleRules,
 }
 
 /// How `cast skeleton` writes a language: what closes a body, where an import statement ends.

@@ -46,7 +46,8 @@
 //!
 //! Adding a language with a tree-sitter grammar is data, not a walker: a
 //! [`LanguageDescription`] (grammar crate, extensions, qualified-name separator, wrapper and
-//! decorator node kinds) in `src/languages/NAME.rs` and four queries in `queries/NAME/`
+//! decorator node kinds, skeleton style, [`modules::ModuleRules`]) in `src/languages/NAME/mod.rs`
+//! and four queries beside it
 //! (`definitions.scm`, `references.scm`, `imports.scm`, `docs.scm`, with the capture names the
 //! top of `src/description.rs` lists, in the spirit of the grammar's own `tags.scm`; a grammar
 //! close to another can share its queries, as TypeScript does JavaScript's), a cargo feature,
@@ -65,6 +66,7 @@ mod html;
 mod language;
 pub mod languages;
 mod model;
+pub mod modules;
 mod python;
 pub mod roles;
 mod source;

@@ -20,17 +20,26 @@ use crate::{
     SyntaxError,
 };
 
+use crate::modules::{ModuleFamily, ModuleRules};
+
 /// The Python language.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Python;
 
+/// Python's name, as the parser gives it.
+pub(crate) const MODULES_LANGUAGE: &str = "python";
+pub(crate) const EXTENSIONS: &[&str] = &["py", "pyi", "pyx"];
+/// Dotted modules, relative imports by level; no common names (Python's by-name rules are
+/// checked against `ast`).
+pub(crate) const MODULES: ModuleRules = ModuleRules::of(ModuleFamily::Python);
+
 impl LanguageParser for Python {
     fn name(&self) -> &'static str {
-        "python"
+        MODULES_LANGUAGE
     }
 
     fn extensions(&self) -> &'static [&'static str] {
-        &["py", "pyi", "pyx"]
+        EXTENSIONS
     }
 
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {

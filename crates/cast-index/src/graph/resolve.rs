@@ -33,6 +33,7 @@ use cast_parser::{Import, RefKind, Reference, SymbolKind};
 
 use crate::codec::{Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
 use crate::graph::modpath::{self, Family};
+use cast_parser::modules::CommonNames;
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
@@ -159,6 +160,8 @@ pub(crate) struct CatFile {
     pub id: i64,
     pub rel: String,
     pub family: Family,
+    /// The language's standard-library names that are not resolved by name alone.
+    pub common: CommonNames,
     /// The module the file is, as `modpath::module_name` names it (`a.b.c` for Python).
     pub module: String,
     pub imports: Vec<CatImport>,
@@ -489,7 +492,11 @@ impl Catalog {
         language: Option<&str>,
         imports: Vec<Import>,
     ) -> u32 {
-        let family = language.map_or_else(|| Family::of_path(rel), Family::of_language);
+        let rules = language.map_or_else(
+            || cast_parser::modules::rules_of_path(rel),
+            cast_parser::modules::rules_of_language,
+        );
+        let family = rules.family;
         let idx = self.files.len() as u32;
         let imports: Vec<CatImport> = imports
             .iter()
@@ -514,6 +521,7 @@ impl Catalog {
             id,
             rel: rel.to_owned(),
             family,
+            common: rules.common,
             module: modpath::module_name(family, rel),
             imports,
             imports_by_name: imports_by_name.into_boxed_slice(),
@@ -1226,7 +1234,15 @@ impl Catalog {
         None
     }
 
-    fn by_name(&self, family: Family, name: &str, methods: bool) -> Option<(&[u32], u16)> {
+    /// The definitions a name may mean by name alone, and how many there are; none for a
+    /// builtin or, among `methods`, a dunder or one of the language's `common` methods.
+    fn by_name(
+        &self,
+        family: Family,
+        common: CommonNames,
+        name: &str,
+        methods: bool,
+    ) -> Option<(&[u32], u16)> {
         // Templates (HTML, Jinja) call into the Python code that renders them.
         let family = if family == Family::Other {
             Family::Python
@@ -1234,7 +1250,7 @@ impl Catalog {
             family
         };
         if (family == Family::Python && BUILTINS.contains(&name))
-            || (methods && (name.starts_with("__") || modpath::is_common_method(family, name)))
+            || (methods && (name.starts_with("__") || common.is_common_method(name)))
         {
             return None;
         }
@@ -1321,10 +1337,11 @@ impl Catalog {
                     Bind::Module { .. } => {}
                     Bind::Nothing => {
                         let common_type =
-                            r.kind == RefKind::Type && modpath::is_common_type(f.family, &r.name);
+                            r.kind == RefKind::Type && f.common.is_common_type(&r.name);
                         if r.kind != RefKind::Attribute
                             && !common_type
-                            && let Some((cands, k)) = self.by_name(f.family, &r.name, false)
+                            && let Some((cands, k)) =
+                                self.by_name(f.family, f.common, &r.name, false)
                         {
                             let how = if k == 1 && f.family.has_global_names() {
                                 How::Global
@@ -1345,7 +1362,8 @@ impl Catalog {
                         Some((s, how)) => push(&mut out, s, how, 1),
                         None => {
                             if r.kind == RefKind::Call
-                                && let Some((cands, k)) = self.by_name(f.family, &r.name, true)
+                                && let Some((cands, k)) =
+                                    self.by_name(f.family, f.common, &r.name, true)
                             {
                                 for &c in cands {
                                     push(&mut out, c, How::Name, k);

@@ -1,5 +1,5 @@
 //! C++ (`.cc .cpp .cxx .c++ .hh .hpp .hxx .h++ .ipp`; a `.h` header is read as C): tree-sitter-cpp
-//! and the queries in `queries/cpp/`.
+//! and the queries in the `.scm` files of its folder.
 //!
 //! C's symbols, and classes, namespaces (modules), `using` aliases and methods: a method
 //! defined in its class nests in it (`buffer::push`); one defined outside (`void buffer::push()
@@ -7,6 +7,7 @@
 //! of its signature. Includes are C's.
 
 use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
+use crate::modules::{ModuleFamily, ModuleRules};
 
 /// The C++ description.
 pub static CPP: LanguageDescription = LanguageDescription {
@@ -14,12 +15,12 @@ pub static CPP: LanguageDescription = LanguageDescription {
     extensions: &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp"],
     grammar: tree_sitter_cpp::LANGUAGE,
     definitions: concat!(
-        include_str!("../../queries/cpp/definitions.scm"),
-        include_str!("../../queries/c/declarations.scm")
+        include_str!("../cpp/definitions.scm"),
+        include_str!("../c/declarations.scm")
     ),
-    references: include_str!("../../queries/cpp/references.scm"),
-    imports: include_str!("../../queries/cpp/imports.scm"),
-    docs: include_str!("../../queries/cpp/docs.scm"),
+    references: include_str!("../cpp/references.scm"),
+    imports: include_str!("../cpp/imports.scm"),
+    docs: include_str!("../cpp/docs.scm"),
     separator: "::",
     path_separator: "::",
     wrappers: &["declaration", "type_definition", "template_declaration"],
@@ -40,4 +41,5 @@ pub static CPP: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: Some(super::c::blank_annotation_macros),
+    modules: ModuleRules::of(ModuleFamily::C),
 };

@@ -1,4 +1,4 @@
-//! C# (`.cs`): tree-sitter-c-sharp and the queries in `queries/csharp/`.
+//! C# (`.cs`): tree-sitter-c-sharp and the queries in the `.scm` files of its folder.
 //!
 //! Namespaces are modules; types, methods, constructors and `const` fields are symbols,
 //! nested in their type (`JsonReader.Read`). Attributes (`[Serializable]`) are decorators and
@@ -6,16 +6,17 @@
 //! of namespace `A.B`; the analyzer finds a namespace by the folders that spell its tail.
 
 use crate::description::{LanguageDescription, SkeletonStyle};
+use crate::modules::{ModuleFamily, ModuleRules};
 
 /// The C# description.
 pub static CSHARP: LanguageDescription = LanguageDescription {
     name: "csharp",
     extensions: &["cs"],
     grammar: tree_sitter_c_sharp::LANGUAGE,
-    definitions: include_str!("../../queries/csharp/definitions.scm"),
-    references: include_str!("../../queries/csharp/references.scm"),
-    imports: include_str!("../../queries/csharp/imports.scm"),
-    docs: include_str!("../../queries/csharp/docs.scm"),
+    definitions: include_str!("../csharp/definitions.scm"),
+    references: include_str!("../csharp/references.scm"),
+    imports: include_str!("../csharp/imports.scm"),
+    docs: include_str!("../csharp/docs.scm"),
     separator: ".",
     path_separator: ".",
     wrappers: &[],
@@ -26,4 +27,5 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    modules: ModuleRules::of(ModuleFamily::CSharp),
 };

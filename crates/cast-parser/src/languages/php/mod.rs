@@ -1,5 +1,5 @@
 //! PHP (`.php`): tree-sitter-php (the grammar with `<?php` tags and HTML around them) and the
-//! queries in `queries/php/`.
+//! queries in the `.scm` files of its folder.
 //!
 //! Classes, interfaces, traits, enums, functions, methods and constants are symbols, nested in
 //! their type (`Route::run`). `/** */` comments are docs; `#[Attr]` attributes decorators. `use
@@ -10,6 +10,7 @@ use tree_sitter::Node;
 
 use crate::Import;
 use crate::description::{LanguageDescription, SkeletonStyle};
+use crate::modules::{ModuleFamily, ModuleRules};
 use crate::ts;
 
 /// The PHP description.
@@ -17,10 +18,10 @@ pub static PHP: LanguageDescription = LanguageDescription {
     name: "php",
     extensions: &["php"],
     grammar: tree_sitter_php::LANGUAGE_PHP,
-    definitions: include_str!("../../queries/php/definitions.scm"),
-    references: include_str!("../../queries/php/references.scm"),
-    imports: include_str!("../../queries/php/imports.scm"),
-    docs: include_str!("../../queries/php/docs.scm"),
+    definitions: include_str!("../php/definitions.scm"),
+    references: include_str!("../php/references.scm"),
+    imports: include_str!("../php/imports.scm"),
+    docs: include_str!("../php/docs.scm"),
     separator: "::",
     path_separator: "\\",
     wrappers: &[],
@@ -31,6 +32,7 @@ pub static PHP: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    modules: ModuleRules::of(ModuleFamily::Php),
 };
 
 /// `use A\B\C;`, `use A\B\C as D;`, `use A\B\{C, D as E};`, `use function A\f;`: one import

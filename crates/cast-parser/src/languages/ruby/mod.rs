@@ -1,5 +1,5 @@
 //! Ruby (`.rb .rake .gemspec`, and `Rakefile`/`Gemfile` by extension only): tree-sitter-ruby
-//! and the queries in `queries/ruby/`.
+//! and the queries in the `.scm` files of its folder.
 //!
 //! Classes, modules, methods (`def m`, `def self.m`) and constants are symbols, nested by
 //! where they sit (`Sinatra::Base::call`). A body runs to `end`, so the signature is the
@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 use crate::Import;
 use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
+use crate::modules::{ModuleFamily, ModuleRules};
 use crate::ts;
 
 /// The Ruby description.
@@ -18,10 +19,10 @@ pub static RUBY: LanguageDescription = LanguageDescription {
     name: "ruby",
     extensions: &["rb", "rake", "gemspec"],
     grammar: tree_sitter_ruby::LANGUAGE,
-    definitions: include_str!("../../queries/ruby/definitions.scm"),
-    references: include_str!("../../queries/ruby/references.scm"),
-    imports: include_str!("../../queries/ruby/imports.scm"),
-    docs: include_str!("../../queries/ruby/docs.scm"),
+    definitions: include_str!("../ruby/definitions.scm"),
+    references: include_str!("../ruby/references.scm"),
+    imports: include_str!("../ruby/imports.scm"),
+    docs: include_str!("../ruby/docs.scm"),
     separator: "::",
     path_separator: "::",
     wrappers: &["assignment"],
@@ -36,6 +37,7 @@ pub static RUBY: LanguageDescription = LanguageDescription {
         import_keyword: None,
     },
     fixup: None,
+    modules: ModuleRules::of(ModuleFamily::Ruby),
 };
 
 /// `require 'a/b'` → module `a/b`; `require_relative 'b'` → module `./b` (relative, as a

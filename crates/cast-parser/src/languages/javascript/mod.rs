@@ -1,11 +1,14 @@
 //! JavaScript (`.js .mjs .cjs .jsx`): tree-sitter-javascript and the queries in
-//! `queries/javascript/` (which TypeScript reads too).
+//! the `.scm` files of its folder (which TypeScript reads too).
 //!
 //! Functions bound to names count as functions (`const f = () => {}`, `exports.f = function`);
 //! `F.prototype.m = function` is the method `F.m`. Exported top-level constants are symbols.
 //! Imports keep the specifier as written (`./util`, `react`); `require(…)` is an import.
 
+pub(crate) mod names;
+
 use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
+use crate::modules::{CommonNames, ModuleFamily, ModuleRules};
 
 /// Statements a definition can sit in on its first line; its doc comment is above them.
 pub(crate) const WRAPPERS: &[&str] = &[
@@ -22,15 +25,15 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     extensions: &["js", "mjs", "cjs", "jsx"],
     grammar: tree_sitter_javascript::LANGUAGE,
     definitions: concat!(
-        include_str!("../../queries/javascript/definitions.scm"),
-        include_str!("../../queries/javascript/js_only.scm")
+        include_str!("../javascript/definitions.scm"),
+        include_str!("../javascript/js_only.scm")
     ),
     references: concat!(
-        include_str!("../../queries/javascript/references.scm"),
-        include_str!("../../queries/javascript/js_heritage.scm")
+        include_str!("../javascript/references.scm"),
+        include_str!("../javascript/js_heritage.scm")
     ),
-    imports: include_str!("../../queries/javascript/imports.scm"),
-    docs: include_str!("../../queries/javascript/docs.scm"),
+    imports: include_str!("../javascript/imports.scm"),
+    docs: include_str!("../javascript/docs.scm"),
     separator: ".",
     path_separator: ".",
     wrappers: WRAPPERS,
@@ -44,4 +47,11 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: None,
+    modules: ModuleRules {
+        family: ModuleFamily::Js,
+        common: CommonNames {
+            methods: names::METHODS,
+            types: names::TYPES,
+        },
+    },
 };

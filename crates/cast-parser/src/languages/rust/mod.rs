@@ -1,14 +1,17 @@
-//! Rust (`.rs`): tree-sitter-rust and the queries in `queries/rust/`.
+//! Rust (`.rs`): tree-sitter-rust and the queries in the `.scm` files of its folder.
 //!
 //! Methods are qualified by their impl or trait (`Index::open`); an `impl` block is a symbol
 //! named by its type. Attributes (`#[derive(…)]`) are decorators. Imports keep Rust's own paths
 //! (`crate::walk::WalkOptions` → module `crate::walk`, name `WalkOptions`); `mod name;` is an
 //! import of module `self`, name `name`. The analyzer maps paths to files.
 
+pub(crate) mod names;
+
 use tree_sitter::Node;
 
 use crate::Import;
 use crate::description::{LanguageDescription, SkeletonStyle};
+use crate::modules::{CommonNames, ModuleFamily, ModuleRules};
 use crate::ts;
 
 /// The Rust description.
@@ -16,10 +19,10 @@ pub static RUST: LanguageDescription = LanguageDescription {
     name: "rust",
     extensions: &["rs"],
     grammar: tree_sitter_rust::LANGUAGE,
-    definitions: include_str!("../../queries/rust/definitions.scm"),
-    references: include_str!("../../queries/rust/references.scm"),
-    imports: include_str!("../../queries/rust/imports.scm"),
-    docs: include_str!("../../queries/rust/docs.scm"),
+    definitions: include_str!("../rust/definitions.scm"),
+    references: include_str!("../rust/references.scm"),
+    imports: include_str!("../rust/imports.scm"),
+    docs: include_str!("../rust/docs.scm"),
     separator: "::",
     path_separator: "::",
     wrappers: &[],
@@ -30,6 +33,13 @@ pub static RUST: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    modules: ModuleRules {
+        family: ModuleFamily::Rust,
+        common: CommonNames {
+            methods: names::METHODS,
+            types: names::TYPES,
+        },
+    },
 };
 
 /// Flattens a use tree (`use a::{b, c::{d as e, *}}`) or a `mod name;` into one import per

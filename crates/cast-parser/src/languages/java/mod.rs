@@ -1,20 +1,23 @@
-//! Java (`.java`): tree-sitter-java and the queries in `queries/java/`.
+//! Java (`.java`): tree-sitter-java and the queries in the `.scm` files of its folder.
 //!
 //! Classes, records, interfaces, annotation types, enums, methods and constructors, and
 //! `static final` fields. Annotations are decorators. Imports are split at the last dot
 //! (`import a.b.C;` → module `a.b`, name `C`); the analyzer maps packages to folders.
 
+pub(crate) mod names;
+
 use crate::description::{LanguageDescription, SkeletonStyle};
+use crate::modules::{CommonNames, ModuleFamily, ModuleRules};
 
 /// The Java description.
 pub static JAVA: LanguageDescription = LanguageDescription {
     name: "java",
     extensions: &["java"],
     grammar: tree_sitter_java::LANGUAGE,
-    definitions: include_str!("../../queries/java/definitions.scm"),
-    references: include_str!("../../queries/java/references.scm"),
-    imports: include_str!("../../queries/java/imports.scm"),
-    docs: include_str!("../../queries/java/docs.scm"),
+    definitions: include_str!("../java/definitions.scm"),
+    references: include_str!("../java/references.scm"),
+    imports: include_str!("../java/imports.scm"),
+    docs: include_str!("../java/docs.scm"),
     separator: ".",
     path_separator: ".",
     wrappers: &[],
@@ -25,4 +28,11 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    modules: ModuleRules {
+        family: ModuleFamily::Java,
+        common: CommonNames {
+            methods: names::METHODS,
+            types: names::TYPES,
+        },
+    },
 };

@@ -1,10 +1,10 @@
 //! TypeScript (`.ts .mts .cts`, and `.d.ts` declaration files, whose signatures without
 //! bodies are what they hold) and TSX (`.tsx`): tree-sitter-typescript's two grammars with the
-//! JavaScript queries plus `queries/typescript/` (interfaces, type aliases, enums, namespaces,
+//! JavaScript queries plus `typescript/*.scm` (interfaces, type aliases, enums, namespaces,
 //! signatures, `implements`).
 
 use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
-use crate::languages::javascript::WRAPPERS;
+use crate::languages::javascript::{JAVASCRIPT, WRAPPERS};
 
 macro_rules! typescript_queries {
     ($name:literal, $extensions:expr, $grammar:expr, $fixup:expr) => {
@@ -13,15 +13,15 @@ macro_rules! typescript_queries {
             extensions: $extensions,
             grammar: $grammar,
             definitions: concat!(
-                include_str!("../../queries/javascript/definitions.scm"),
-                include_str!("../../queries/typescript/definitions.scm")
+                include_str!("../javascript/definitions.scm"),
+                include_str!("../typescript/definitions.scm")
             ),
             references: concat!(
-                include_str!("../../queries/javascript/references.scm"),
-                include_str!("../../queries/typescript/references.scm")
+                include_str!("../javascript/references.scm"),
+                include_str!("../typescript/references.scm")
             ),
-            imports: include_str!("../../queries/javascript/imports.scm"),
-            docs: include_str!("../../queries/javascript/docs.scm"),
+            imports: include_str!("../javascript/imports.scm"),
+            docs: include_str!("../javascript/docs.scm"),
             separator: ".",
             path_separator: ".",
             wrappers: WRAPPERS,
@@ -35,6 +35,8 @@ macro_rules! typescript_queries {
                 ..SkeletonStyle::BRACES
             },
             fixup: $fixup,
+            // JavaScript's module rules and common names: the two import each other.
+            modules: JAVASCRIPT.modules,
         }
     };
 }

@@ -1,4 +1,4 @@
-//! C (`.c .h`): tree-sitter-c and the queries in `queries/c/`; C++ reads the same includes.
+//! C (`.c .h`): tree-sitter-c and the queries in the `.scm` files of its folder; C++ reads the same includes.
 //!
 //! Functions with a body, structs, unions, enums, typedefs, macros and file-level variables
 //! are symbols; prototypes and `extern` declarations are not (the definition is). The comments
@@ -16,6 +16,7 @@ use regex::Regex;
 use tree_sitter::Node;
 
 use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage};
+use crate::modules::{ModuleFamily, ModuleRules};
 use crate::ts;
 use crate::{Import, LanguageParser, ParseError, ParsedFile};
 
@@ -26,12 +27,12 @@ pub static C: LanguageDescription = LanguageDescription {
     extensions: &["c", "h"],
     grammar: tree_sitter_c::LANGUAGE,
     definitions: concat!(
-        include_str!("../../queries/c/definitions.scm"),
-        include_str!("../../queries/c/declarations.scm")
+        include_str!("../c/definitions.scm"),
+        include_str!("../c/declarations.scm")
     ),
-    references: include_str!("../../queries/c/references.scm"),
-    imports: include_str!("../../queries/c/imports.scm"),
-    docs: include_str!("../../queries/c/docs.scm"),
+    references: include_str!("../c/references.scm"),
+    imports: include_str!("../c/imports.scm"),
+    docs: include_str!("../c/docs.scm"),
     separator: ".",
     path_separator: ".",
     wrappers: &["declaration", "type_definition"],
@@ -51,6 +52,7 @@ pub static C: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: Some(blank_annotation_macros),
+    modules: ModuleRules::of(ModuleFamily::C),
 };
 
 /// `#include "a/b.h"` → module `a/b.h`; `#include <stdio.h>` → module `<stdio.h>` (the angle

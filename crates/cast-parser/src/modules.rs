@@ -1,0 +1,197 @@
+//! What resolution needs to know of a language: which module system it follows (its
+//! [`ModuleFamily`]) and which standard-library names it must not resolve by name alone
+//! ([`CommonNames`]). Each language states its [`ModuleRules`] in its own folder (a described
+//! language in its [`crate::LanguageDescription`], Python in `python.rs`); the index's
+//! resolver implements each family once, so a new language that imports as an existing one
+//! does (Kotlin as Java, say) needs nothing outside its folder.
+//!
+//! ```
+//! use cast_parser::modules::{ModuleFamily, rules_of_language, rules_of_path};
+//!
+//! assert_eq!(rules_of_language("tsx").family, ModuleFamily::Js);
+//! assert_eq!(rules_of_path("src/jv.h").family, ModuleFamily::C);
+//! assert!(rules_of_language("rust").common.is_common_method("unwrap"));
+//! assert_eq!(rules_of_path("README.md").family, ModuleFamily::Other);
+//! ```
+
+/// The module systems the resolver knows. Languages that import each other share one
+/// (JavaScript and TypeScript; C and C++).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ModuleFamily {
+    Python,
+    Rust,
+    Go,
+    Js,
+    Java,
+    /// C and C++ (they include each other's headers).
+    C,
+    CSharp,
+    Ruby,
+    Php,
+    /// HTML and anything without modules.
+    #[default]
+    Other,
+}
+
+impl ModuleFamily {
+    /// Whether a package is a folder of files that see each other's names without imports.
+    pub fn has_packages(self) -> bool {
+        matches!(
+            self,
+            ModuleFamily::Go | ModuleFamily::Java | ModuleFamily::CSharp | ModuleFamily::Php
+        )
+    }
+
+    /// Whether functions and types are named program-wide (C's linker, Ruby's constants, PHP's
+    /// functions and classes): one definition of a name in the tree is what the name means
+    /// where nothing else binds it.
+    pub fn has_global_names(self) -> bool {
+        matches!(
+            self,
+            ModuleFamily::C | ModuleFamily::Ruby | ModuleFamily::Php
+        )
+    }
+
+    /// Whether a namespace block (C++, C#) or a module (Ruby) leaves the names inside it
+    /// reachable as the file's own from other files, once the file is imported or by name.
+    pub fn opens_namespaces(self) -> bool {
+        matches!(
+            self,
+            ModuleFamily::C | ModuleFamily::CSharp | ModuleFamily::Ruby
+        )
+    }
+
+    /// Whether module names are resolved by their tails (`b.c` finds `a.b.c`).
+    pub fn matches_suffixes(self) -> bool {
+        !matches!(
+            self,
+            ModuleFamily::Rust | ModuleFamily::Go | ModuleFamily::Other
+        )
+    }
+
+    /// Whether a method sees its class's members by their bare names (Java), rather than
+    /// through `self`/`this` only.
+    pub fn class_scope_is_visible(self) -> bool {
+        matches!(
+            self,
+            ModuleFamily::Java | ModuleFamily::CSharp | ModuleFamily::C | ModuleFamily::Ruby
+        )
+    }
+}
+
+/// Methods and types of a language's standard library (iterators, options, strings,
+/// collections, I/O; `Result`, `HashMap`) that trees often define too: a call `x.map(…)` on
+/// a receiver of a type resolution cannot see, or a type named without an import that binds
+/// it, is far more often the standard one, so it gets no edge by name alone. Both lists are
+/// sorted. Python's stay empty (its by-name rules are checked against `ast`), and so do the
+/// languages no list was measured for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CommonNames {
+    pub methods: &'static [&'static str],
+    pub types: &'static [&'static str],
+}
+
+impl CommonNames {
+    pub const NONE: CommonNames = CommonNames {
+        methods: &[],
+        types: &[],
+    };
+
+    pub fn is_common_method(&self, name: &str) -> bool {
+        self.methods.binary_search(&name).is_ok()
+    }
+
+    pub fn is_common_type(&self, name: &str) -> bool {
+        self.types.binary_search(&name).is_ok()
+    }
+}
+
+/// How resolution reads one language. See the module documentation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModuleRules {
+    pub family: ModuleFamily,
+    pub common: CommonNames,
+}
+
+impl ModuleRules {
+    /// A family's rules with no common names.
+    pub const fn of(family: ModuleFamily) -> ModuleRules {
+        ModuleRules {
+            family,
+            common: CommonNames::NONE,
+        }
+    }
+}
+
+/// The rules of a parser's language name (`python`, `rust`, `tsx`, …); a language without
+/// modules (HTML) or not compiled in has [`ModuleFamily::Other`]'s.
+pub fn rules_of_language(language: &str) -> ModuleRules {
+    if language == crate::python::MODULES_LANGUAGE {
+        return crate::python::MODULES;
+    }
+    crate::languages::described()
+        .into_iter()
+        .map(|l| l.description())
+        .find(|d| d.name == language)
+        .map_or_else(ModuleRules::default, |d| d.modules)
+}
+
+/// The rules of a file by its extension, for a file no parser read.
+pub fn rules_of_path(rel: &str) -> ModuleRules {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return ModuleRules::default();
+    };
+    if crate::python::EXTENSIONS.contains(&ext) {
+        return crate::python::MODULES;
+    }
+    crate::languages::described()
+        .into_iter()
+        .map(|l| l.description())
+        .find(|d| d.extensions.contains(&ext))
+        .map_or_else(ModuleRules::default, |d| d.modules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_name_lists_are_sorted_for_binary_search() {
+        for language in crate::languages::described() {
+            let d = language.description();
+            for list in [d.modules.common.methods, d.modules.common.types] {
+                assert!(
+                    list.windows(2).all(|w| w[0] < w[1]),
+                    "{}: not sorted or not unique",
+                    d.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_extension_and_name_finds_its_family() {
+        for (path, family) in [
+            ("a/b.py", ModuleFamily::Python),
+            ("a/b.pyi", ModuleFamily::Python),
+            ("src/lib.rs", ModuleFamily::Rust),
+            ("x.go", ModuleFamily::Go),
+            ("a.mjs", ModuleFamily::Js),
+            ("a.tsx", ModuleFamily::Js),
+            ("A.java", ModuleFamily::Java),
+            ("a.hpp", ModuleFamily::C),
+            ("A.cs", ModuleFamily::CSharp),
+            ("Rakefile.rake", ModuleFamily::Ruby),
+            ("a.php", ModuleFamily::Php),
+            ("index.html", ModuleFamily::Other),
+            ("Makefile", ModuleFamily::Other),
+        ] {
+            assert_eq!(rules_of_path(path).family, family, "{path}");
+        }
+        for language in crate::languages::described() {
+            let d = language.description();
+            assert_eq!(rules_of_language(d.name).family, d.modules.family);
+        }
+    }
+}
