@@ -117,11 +117,6 @@ pub const EXAMPLE_FACTOR: f64 = 0.6;
 /// not the project's own. The walk already leaves virtualenvs out; this is for a tree that
 /// holds an installation anyway (a Python prefix, a vendored environment).
 pub const INSTALLED_FACTOR: f64 = 0.6;
-/// Generated code (minified bundles, protobuf output, files that say they are generated) when
-/// the query speaks of no generating: it is changed by changing its source and generating it
-/// again, so a task rarely edits it, as rarely as a test; and a bundle holds every word of the
-/// code it was built from.
-pub const GENERATED_FACTOR: f64 = 0.3;
 /// An error type (`BadOptionError`, `HTTPException`) among the symbols, when the query speaks
 /// of no error: its docstring describes the operation it fails in ("Raised if an invalid
 /// option is seen on the command line"), so it matches the words of a query about that
@@ -514,7 +509,10 @@ pub(crate) fn query_identifiers(query: &str) -> Vec<Ident> {
                 continue;
             }
             let lower = word.to_lowercase();
-            if let Some(ext) = file_extensions().iter().find(|e| lower.ends_with(e.as_str())) {
+            if let Some(ext) = file_extensions()
+                .iter()
+                .find(|e| lower.ends_with(e.as_str()))
+            {
                 if word.len() > ext.len() {
                     push(Ident::File(word.to_owned()));
                 }
@@ -588,7 +586,6 @@ struct Priors {
     stubs_ok: bool,
     examples_ok: bool,
     installed_ok: bool,
-    generated_ok: bool,
     errors_ok: bool,
 }
 
@@ -622,21 +619,8 @@ impl Priors {
             ],
         );
         let errors_ok = about(&query_words, ERROR_WORDS);
-        let generated_ok = about(
-            &query_words,
-            &[
-                "generated",
-                "generate",
-                "codegen",
-                "bundle",
-                "bundled",
-                "minified",
-                "protobuf",
-            ],
-        );
         Priors {
             query_words,
-            generated_ok,
             tests_ok,
             stubs_ok,
             examples_ok,
@@ -646,7 +630,9 @@ impl Priors {
     }
 
     /// The factor of a file by its stored roles: installed code (unless the query names its
-    /// package, read from the path), generated code, examples, tests, stubs.
+    /// package, read from the path), examples, tests, stubs. Generated code is ranked as source
+    /// is: it changes in the same commit as what it is generated from (fzf's `stringer`
+    /// output), and a factor of 0.3 or 0.6 pushed such an answer out of the top ten.
     fn of_file(&self, path: &str, roles: FileRoles) -> f64 {
         let mut f = 1.0;
         if roles.installed
@@ -654,9 +640,6 @@ impl Priors {
             && !installed_package(path).is_some_and(|p| names_package(&self.query_words, p))
         {
             f *= INSTALLED_FACTOR;
-        }
-        if roles.generated && !self.generated_ok {
-            f *= GENERATED_FACTOR;
         }
         if roles.example {
             f *= if self.examples_ok {
