@@ -140,11 +140,11 @@ REPOS = [
 NON_SOURCE_DIRS = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "scripts", ".github"}
 NON_SOURCE_NAMES = {"conftest.py", "setup.py", "noxfile.py"}
 # Every `how` but "name" is a resolution (a build may add kinds: `local`, `import`, `self`,
-# `super`, `attribute` at the time of writing).
+# `super`, `attribute`, `global`, `typed` at the time of writing).
 GUESS_HOW = "name"
 EDGE_KINDS = {"call", "decorator"}
 # The store's codes (crates/cast-index/src/graph/resolve.rs: How::code, ref_kind_of).
-HOW_CODES = ["local", "import", "self", "super", "attribute", "name"]
+HOW_CODES = ["local", "import", "self", "super", "attribute", "name", "global", "typed"]
 KIND_CODES = ["call", "attribute", "decorator", "inherit", "type"]
 
 

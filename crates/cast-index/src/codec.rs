@@ -3,7 +3,7 @@
 //! records then refer to strings by number. Numbers are LEB128 varints. A blob that does not
 //! decode is reported as `None` and the file is re-parsed, never trusted.
 
-use cast_parser::{Import, RefKind, Reference};
+use cast_parser::{Import, RefKind, Reference, TypeFact, TypeSource};
 use std::collections::HashMap;
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -227,9 +227,16 @@ pub(crate) fn ref_kind_of(code: u8) -> Option<RefKind> {
     })
 }
 
-pub(crate) fn encode_refs(refs: &[Reference]) -> Vec<u8> {
+/// A file's references and the type facts resolution reads them with, as stored together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct FileRefs {
+    pub refs: Vec<Reference>,
+    pub facts: Vec<TypeFact>,
+}
+
+pub(crate) fn encode_refs(refs: &[Reference], facts: &[TypeFact]) -> Vec<u8> {
     let mut strings = Strings::default();
-    let mut rec = Vec::with_capacity(refs.len() * 6);
+    let mut rec = Vec::with_capacity(refs.len() * 6 + facts.len() * 4);
     put_varint(&mut rec, refs.len() as u64);
     for r in refs {
         rec.push(ref_kind_code(r.kind));
@@ -238,16 +245,29 @@ pub(crate) fn encode_refs(refs: &[Reference]) -> Vec<u8> {
         put_varint(&mut rec, u64::from(r.line));
         put_varint(&mut rec, opt_index(r.scope));
     }
+    put_varint(&mut rec, facts.len() as u64);
+    for f in facts {
+        let (code, name) = match &f.source {
+            TypeSource::Annotation(t) => (0, t),
+            TypeSource::Call(t) => (1, t),
+            TypeSource::Same(t) => (2, t),
+        };
+        rec.push(code);
+        put_varint(&mut rec, strings.id(Some(name)));
+        put_varint(&mut rec, strings.id(Some(&f.target)));
+        put_varint(&mut rec, opt_index(f.scope));
+        put_varint(&mut rec, u64::from(f.line));
+    }
     strings.finish(rec)
 }
 
-pub(crate) fn decode_refs(data: &[u8]) -> Option<Vec<Reference>> {
+pub(crate) fn decode_refs(data: &[u8]) -> Option<FileRefs> {
     let mut r = Reader::new(data);
     let strings = read_strings(&mut r)?;
     let n = r.varint()? as usize;
-    let mut out = Vec::with_capacity(n.min(1 << 20));
+    let mut refs = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
-        out.push(Reference {
+        refs.push(Reference {
             kind: ref_kind_of(r.byte()?)?,
             name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
             receiver: string_at(&strings, r.varint()?)?,
@@ -255,7 +275,25 @@ pub(crate) fn decode_refs(data: &[u8]) -> Option<Vec<Reference>> {
             scope: read_opt_index(r.varint()?),
         });
     }
-    Some(out)
+    let n = r.varint()? as usize;
+    let mut facts = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        let code = r.byte()?;
+        let name = string_at(&strings, r.varint()?)?.unwrap_or_default();
+        let source = match code {
+            0 => TypeSource::Annotation(name),
+            1 => TypeSource::Call(name),
+            2 => TypeSource::Same(name),
+            _ => return None,
+        };
+        facts.push(TypeFact {
+            source,
+            target: string_at(&strings, r.varint()?)?.unwrap_or_default(),
+            scope: read_opt_index(r.varint()?),
+            line: r.u32()?,
+        });
+    }
+    Some(FileRefs { refs, facts })
 }
 
 /// The few symbol fields resolution needs, per file: id, parent (index in the file), kind code,
@@ -371,7 +409,28 @@ mod tests {
                 scope: None,
             },
         ];
-        assert_eq!(decode_refs(&encode_refs(&refs)).unwrap(), refs);
+        let facts = vec![
+            TypeFact {
+                target: "self.cache".into(),
+                source: TypeSource::Call("Cache".into()),
+                scope: Some(0),
+                line: 12,
+            },
+            TypeFact {
+                target: "client".into(),
+                source: TypeSource::Annotation("httpx.Client".into()),
+                scope: None,
+                line: 3,
+            },
+            TypeFact {
+                target: "c".into(),
+                source: TypeSource::Same("client".into()),
+                scope: Some(3),
+                line: 400,
+            },
+        ];
+        let decoded = decode_refs(&encode_refs(&refs, &facts)).unwrap();
+        assert_eq!((decoded.refs, decoded.facts), (refs, facts));
     }
 
     #[test]
@@ -383,7 +442,7 @@ mod tests {
             line: 1,
             scope: None,
         }];
-        let data = encode_refs(&refs);
+        let data = encode_refs(&refs, &[]);
         for cut in 0..data.len() {
             assert!(decode_refs(&data[..cut]).is_none(), "cut at {cut}");
         }

@@ -79,6 +79,7 @@ pub(crate) fn extract(
             symbols,
             imports: Vec::new(),
             references: Vec::new(),
+            type_facts: Vec::new(),
             description: docs.module,
             line_count: count_lines(text),
             syntax_error: syntax_error(d, root, text),
@@ -113,6 +114,7 @@ pub(crate) fn extract(
             .zip(ref_scopes)
             .map(|((_, r), scope)| Reference { scope, ..r })
             .collect(),
+        type_facts: Vec::new(),
         description: docs.module,
         line_count: count_lines(text),
         syntax_error: syntax_error(d, root, text),

@@ -53,6 +53,7 @@ impl LanguageParser for Html {
             symbols,
             imports: out.imports,
             references,
+            type_facts: Vec::new(),
             description: out.title,
             line_count: count_lines(text),
             syntax_error: ts::first_error(root, text),

@@ -79,7 +79,9 @@ pub use encoding::SourceEncoding;
 pub use error::ParseError;
 pub use html::Html;
 pub use language::{LanguageParser, Registry};
-pub use model::{Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind, SyntaxError};
+pub use model::{
+    Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind, SyntaxError, TypeFact, TypeSource,
+};
 pub use python::Python;
 pub use source::{DEFAULT_MAX_FILESIZE, SourceText};
 pub use walk::{FileOutcome, parse_tree, source_files, source_files_watched, source_paths};

@@ -248,6 +248,38 @@ pub struct Reference {
     pub scope: Option<usize>,
 }
 
+/// What a variable or an attribute of the instance is known to hold, from the code around it
+/// (Python): resolution reads a call on it (`x.m()`, `self.x.m()`) through its class.
+///
+/// `x = Client()`, `def f(x: Client)`, `x: Client = ...`, `with Client() as x`, and in a method
+/// `self.x = Client()`, `self.x = x` (a parameter) or `self.x: Client`; at class level `x:
+/// Client` (a dataclass field) is `self.x`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeFact {
+    /// The variable (`x`) or the attribute of the instance (`self.x`).
+    pub target: String,
+    pub source: TypeSource,
+    /// Index of the innermost enclosing symbol (the function; the class for a class-level
+    /// annotation); `None` at module level.
+    pub scope: Option<usize>,
+    /// The line of the target: a variable holds what its last assignment before a use says.
+    pub line: u32,
+}
+
+/// Where a [`TypeFact`]'s type comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypeSource {
+    /// A class named by an annotation, as written without `Optional[…]`, `… | None` or quotes
+    /// (`Client`, `httpx.Client`).
+    Annotation(String),
+    /// What a call of this name returns (`Client` in `x = Client(...)`): an instance when it
+    /// is a class.
+    Call(String),
+    /// Whatever another variable of the same scope holds (`p` in `self.x = p`).
+    Same(String),
+}
+
 /// Everything a parse of one file yields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParsedFile {
@@ -257,6 +289,9 @@ pub struct ParsedFile {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<Import>,
     pub references: Vec<Reference>,
+    /// What variables hold, where the code says (Python only; empty elsewhere).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub type_facts: Vec<TypeFact>,
     /// The module docstring (Python) or `<title>` (HTML), cleaned.
     pub description: Option<String>,
     /// Number of lines in the file.

@@ -17,7 +17,7 @@ use crate::source::LineIndex;
 use crate::ts;
 use crate::{
     Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
-    SyntaxError,
+    SyntaxError, TypeFact, TypeSource,
 };
 
 use crate::modules::{ModuleFamily, ModuleRules};
@@ -132,6 +132,7 @@ fn extract(
         symbols: Vec::new(),
         imports: Vec::new(),
         references: Vec::new(),
+        type_facts: Vec::new(),
         scopes: Vec::new(),
         references_and_imports: wanted == Wanted::Everything,
     };
@@ -142,6 +143,7 @@ fn extract(
         symbols: extractor.symbols,
         imports: extractor.imports,
         references: extractor.references,
+        type_facts: extractor.type_facts,
         description,
         line_count: count_lines(text),
         syntax_error: parsed
@@ -178,6 +180,7 @@ struct Extractor<'s> {
     symbols: Vec<Symbol>,
     imports: Vec<Import>,
     references: Vec<Reference>,
+    type_facts: Vec<TypeFact>,
     scopes: Vec<Scope>,
     /// Whether references and imports are recorded (not for a listing of symbols, which
     /// then never walks into an expression).
@@ -208,6 +211,9 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     is_class: false,
                 });
                 if self.references_and_imports {
+                    if entered {
+                        self.parameter_facts(&def.parameters);
+                    }
                     if let Some(type_params) = &def.type_params {
                         self.visit_type_params(type_params);
                     }
@@ -243,6 +249,32 @@ impl<'a> Visitor<'a> for Extractor<'a> {
             }
             Stmt::Import(import) if self.references_and_imports => self.import(import),
             Stmt::ImportFrom(import) if self.references_and_imports => self.import_from(import),
+            Stmt::Assign(assign) if self.references_and_imports => {
+                if let [target] = assign.targets.as_slice() {
+                    let source = match assign.value.as_ref() {
+                        Expr::Call(call) => dotted(&call.func).map(TypeSource::Call),
+                        Expr::Name(name) => Some(TypeSource::Same(name.id.to_string())),
+                        _ => None,
+                    };
+                    self.type_fact(target, source);
+                }
+                visitor::walk_stmt(self, stmt);
+            }
+            Stmt::AnnAssign(assign) if self.references_and_imports => {
+                let source = annotated_class(&assign.annotation).map(TypeSource::Annotation);
+                self.type_fact(&assign.target, source);
+                visitor::walk_stmt(self, stmt);
+            }
+            Stmt::With(with) if self.references_and_imports => {
+                for item in &with.items {
+                    if let (Expr::Call(call), Some(target)) =
+                        (&item.context_expr, item.optional_vars.as_deref())
+                    {
+                        self.type_fact(target, dotted(&call.func).map(TypeSource::Call));
+                    }
+                }
+                visitor::walk_stmt(self, stmt);
+            }
             _ => visitor::walk_stmt(self, stmt),
         }
     }
@@ -389,6 +421,53 @@ impl<'a> Extractor<'a> {
         true
     }
 
+    /// A function's annotated parameters (not `self`/`cls`), as facts of its scope.
+    fn parameter_facts(&mut self, parameters: &ast::Parameters) {
+        let scope = self.scope();
+        let named = parameters
+            .posonlyargs
+            .iter()
+            .chain(&parameters.args)
+            .chain(&parameters.kwonlyargs)
+            .map(|p| &p.parameter);
+        for parameter in named {
+            let name = parameter.name.as_str();
+            if matches!(name, "self" | "cls") {
+                continue;
+            }
+            if let Some(class) = parameter.annotation.as_deref().and_then(annotated_class) {
+                self.type_facts.push(TypeFact {
+                    target: name.to_owned(),
+                    source: TypeSource::Annotation(class),
+                    scope,
+                    line: self.line(parameter.range.start()),
+                });
+            }
+        }
+    }
+
+    /// A fact that `target` holds what `source` says, when the target is a variable or an
+    /// attribute of `self`; a plain name at class level is an attribute of the instance.
+    fn type_fact(&mut self, target_expr: &Expr, source: Option<TypeSource>) {
+        let Some(source) = source else { return };
+        let in_class = self.scopes.last().is_some_and(|s| s.is_class);
+        let target = match target_expr {
+            Expr::Name(name) if in_class => format!("self.{}", name.id),
+            Expr::Name(name) => name.id.to_string(),
+            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") =>
+            {
+                format!("self.{}", attribute.attr)
+            }
+            _ => return,
+        };
+        self.type_facts.push(TypeFact {
+            target,
+            source,
+            scope: self.scope(),
+            line: self.line(target_expr.range().start()),
+        });
+    }
+
     fn leave(&mut self, entered: bool) {
         if entered {
             self.scopes.pop();
@@ -498,6 +577,55 @@ impl<'a> Extractor<'a> {
 }
 
 /// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`; comments are dropped.
+/// A name or a dotted name (`Client`, `httpx.Client`), as written.
+fn dotted(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(name) => Some(name.id.to_string()),
+        Expr::Attribute(attribute) => {
+            let mut base = dotted(&attribute.value)?;
+            base.push('.');
+            base.push_str(attribute.attr.as_str());
+            Some(base)
+        }
+        _ => None,
+    }
+}
+
+/// The one class an annotation names: `Client`, `mod.Client`, `"Client"`, `Optional[Client]`,
+/// `Client | None`, and a generic class's own name (`Option[T]` is `Option`, so `list[Client]`
+/// is `list`, which names no class of a tree). `None` for a union of two classes or anything
+/// else.
+fn annotated_class(annotation: &Expr) -> Option<String> {
+    match annotation {
+        Expr::Name(_) | Expr::Attribute(_) => dotted(annotation),
+        Expr::StringLiteral(literal) => {
+            let text = literal.value.to_str().trim();
+            let plain = !text.is_empty()
+                && text
+                    .split('.')
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+            plain.then(|| text.to_owned())
+        }
+        Expr::Subscript(subscript) => {
+            let outer = dotted(&subscript.value)?;
+            if outer == "Optional" || outer.ends_with(".Optional") {
+                annotated_class(&subscript.slice)
+            } else {
+                Some(outer)
+            }
+        }
+        Expr::BinOp(union) if union.op == ast::Operator::BitOr => {
+            match (union.left.as_ref(), union.right.as_ref()) {
+                (Expr::NoneLiteral(_), other) | (other, Expr::NoneLiteral(_)) => {
+                    annotated_class(other)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn tidy_signature(header: &str) -> String {
     let line = ts::one_line(&without_comments(header), 400);
     line.replace("( ", "(")
@@ -729,6 +857,73 @@ def get(
                 ("__future__", Some("annotations"), None, 0, "annotations"),
             ]
         );
+    }
+
+    #[test]
+    fn type_facts_come_from_annotations_constructors_and_self_attributes() {
+        let src = "\
+import httpx
+
+x = Registry()
+
+@dataclass
+class Config:
+    plugins: PluginCollection
+    name: str = 'a'
+
+    def __init__(self, client: 'httpx.Client', hooks: Optional[Hooks] = None, n: int | None = None, ids: list[Id] = ()):
+        self.client = client
+        self.cache = Cache(size=3)
+        self.ready: Event
+        other = self
+        with open_store() as store:
+            pass
+
+def f(a: A | B, b: None | Bar):
+    c = b
+";
+        let file = parse(src);
+        let facts: Vec<(&str, String, Option<&str>)> = file
+            .type_facts
+            .iter()
+            .map(|f| {
+                let source = match &f.source {
+                    TypeSource::Annotation(t) => format!("annotation {t}"),
+                    TypeSource::Call(t) => format!("call {t}"),
+                    TypeSource::Same(t) => format!("same {t}"),
+                };
+                let scope = f.scope.map(|s| file.symbols[s].qualname.as_str());
+                (f.target.as_str(), source, scope)
+            })
+            .collect();
+        let init = Some("Config.__init__");
+        assert_eq!(
+            facts,
+            [
+                ("x", "call Registry".to_owned(), None),
+                (
+                    "self.plugins",
+                    "annotation PluginCollection".to_owned(),
+                    Some("Config")
+                ),
+                ("self.name", "annotation str".to_owned(), Some("Config")),
+                ("client", "annotation httpx.Client".to_owned(), init),
+                ("hooks", "annotation Hooks".to_owned(), init),
+                ("n", "annotation int".to_owned(), init),
+                // A generic's own class: `list` names no class of a tree.
+                ("ids", "annotation list".to_owned(), init),
+                ("self.client", "same client".to_owned(), init),
+                ("self.cache", "call Cache".to_owned(), init),
+                ("self.ready", "annotation Event".to_owned(), init),
+                ("other", "same self".to_owned(), init),
+                ("store", "call open_store".to_owned(), init),
+                ("b", "annotation Bar".to_owned(), Some("f")),
+                ("c", "same b".to_owned(), Some("f")),
+            ]
+        );
+        // A listing of symbols records none.
+        let symbols_only = Python.parse_symbols_text(src).unwrap();
+        assert!(symbols_only.type_facts.is_empty());
     }
 
     #[test]

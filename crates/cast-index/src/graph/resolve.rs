@@ -9,6 +9,11 @@
 //! 3. **self / cls / super()**: a method of the enclosing class or of its base classes (bases are
 //!    resolved the same way, first, so `self.method()` finds an inherited method);
 //! 4. **module / class attributes**: `mod.func()`, `pkg.mod.Class.method()`, `Class.method()`;
+//!    **typed receivers** (Python): `x.m()` and `self.x.m()` where the file says which class
+//!    `x` holds (`x = Client()`, `def f(x: Client)`, `x: Optional[Client]`, `with Client() as
+//!    x`, `self.x = x` in a method, `x: Client` in the class body; the parser's
+//!    [`cast_parser::TypeFact`]s): that class's method, through its bases. Facts that name two
+//!    classes, or none of the tree, resolve nothing;
 //! 5. **by name**, only when none of the above applies and the name is not a Python builtin: a
 //!    call `f()` goes to every top-level function or class named `f`, a call `obj.m()` on an
 //!    unknown receiver to every method named `m` (dunder names excluded), each edge weighted 1/k
@@ -29,14 +34,30 @@
 /// the default SipHash for them.
 type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
-use cast_parser::{Import, RefKind, Reference, SymbolKind};
+use cast_parser::{Import, RefKind, SymbolKind, TypeFact, TypeSource};
 
-use crate::codec::{Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
+use crate::codec::{FileRefs, Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
 use crate::graph::modpath::{self, Family};
 use cast_parser::modules::CommonNames;
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
+
+/// A file's type facts (see [`Catalog::facts_by_target`]).
+#[derive(Default)]
+struct Facts<'f> {
+    /// By (function or class, target).
+    by_target: HashMap<(Option<u32>, &'f str), Vec<HeldBy<'f>>>,
+    /// The variables (not `self.x`) some fact is about.
+    variables: std::collections::HashSet<&'f str, rustc_hash::FxBuildHasher>,
+}
+
+/// One fact about what a target holds: where it was written and what it says.
+struct HeldBy<'f> {
+    scope: Option<u32>,
+    source: &'f TypeSource,
+    line: u32,
+}
 
 /// More candidates than this for a by-name reference resolve to nothing: the name is too common
 /// to say anything.
@@ -66,6 +87,9 @@ pub enum How {
     /// A program-wide name (C, Ruby, PHP) that nothing else binds and exactly one definition
     /// in the tree has.
     Global,
+    /// `x.m()` where what `x` holds is known from the file (`x = Client()`, `x: Client`,
+    /// `self.x = x` with `x: Client`): a method of that class.
+    Typed,
 }
 
 impl How {
@@ -78,6 +102,7 @@ impl How {
             How::Attribute => 4,
             How::Name => 5,
             How::Global => 6,
+            How::Typed => 7,
         }
     }
 
@@ -90,6 +115,7 @@ impl How {
             4 => How::Attribute,
             5 => How::Name,
             6 => How::Global,
+            7 => How::Typed,
             _ => return None,
         })
     }
@@ -103,6 +129,7 @@ impl How {
             How::Attribute => "attribute",
             How::Name => "name",
             How::Global => "global",
+            How::Typed => "typed",
         }
     }
 }
@@ -1284,17 +1311,16 @@ impl Catalog {
 
     /// Resolves one file's references. With `inherit_only`, only base classes (the first pass,
     /// so that `self.m()` can then look into bases).
-    pub(crate) fn resolve_refs(
-        &self,
-        file: u32,
-        refs: &[Reference],
-        inherit_only: bool,
-    ) -> Vec<Edge> {
+    pub(crate) fn resolve_refs(&self, file: u32, refs: &FileRefs, inherit_only: bool) -> Vec<Edge> {
         let f = &self.files[file as usize];
+        let facts = self.facts_by_target(file, &refs.facts);
+        let refs = &refs.refs;
         let mut out = Vec::new();
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::default();
-        let mut receivers: HashMap<(Option<u32>, &str, &str), Receiver> = HashMap::default();
+        // Keyed by line too where the receiver is a variable with facts: it holds what its last
+        // assignment before the line says.
+        let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> = HashMap::default();
         let headers = self.headers(file);
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
@@ -1355,9 +1381,17 @@ impl Catalog {
                     }
                 },
                 Some(recv) => {
+                    let first = recv.split('.').next().unwrap_or(recv);
+                    let line = if facts.variables.contains(first) {
+                        r.line
+                    } else {
+                        0
+                    };
                     let resolved = *receivers
-                        .entry((scope, recv, r.name.as_str()))
-                        .or_insert_with(|| self.resolve_receiver(file, scope, recv, &r.name));
+                        .entry((scope, recv, r.name.as_str(), line))
+                        .or_insert_with(|| {
+                            self.resolve_receiver(file, scope, recv, &r.name, r.line, &facts)
+                        });
                     match resolved {
                         Some((s, how)) => push(&mut out, s, how, 1),
                         None => {
@@ -1383,6 +1417,8 @@ impl Catalog {
         scope: Option<u32>,
         recv: &str,
         name: &str,
+        line: u32,
+        facts: &Facts,
     ) -> Option<(u32, How)> {
         let family = self.files[file as usize].family;
         // PHP's variables: `$this->m()`, `$app->run()`.
@@ -1430,9 +1466,137 @@ impl Catalog {
             let class = self.enclosing_class(scope)?;
             return Some((self.member(class, self.name_id(name)?)?, How::SelfRef));
         }
+        let typed = |class: u32| Some((self.member(class, self.name_id(name)?)?, How::Typed));
+        // `self.x.m()`: what the class's methods put in `self.x`.
+        if this && let [attribute] = rest {
+            let class = self.enclosing_class(scope)?;
+            let target = format!("{first}.{attribute}");
+            return typed(self.class_held(file, facts, Some(class), &target, None, 0)?);
+        }
+        // `x.m()` with `x` a variable of an enclosing function: what it was given.
+        if rest.is_empty()
+            && let Some(class) = self.local_class(file, facts, scope, first, line)
+        {
+            return typed(class?);
+        }
         let start = self.bind(file, scope, first);
+        if rest.is_empty() && matches!(start, Bind::Nothing) {
+            // A variable of the module.
+            return typed(self.class_held(file, facts, None, first, None, 0)?);
+        }
         let s = self.walk_chain(file, start, rest, name)?;
         Some((s, How::Attribute))
+    }
+
+    /// A file's type facts by where they hold: a variable's by its function (or `None`, the
+    /// module), `self.x`'s by its class.
+    fn facts_by_target<'f>(&self, file: u32, facts: &'f [TypeFact]) -> Facts<'f> {
+        let f = &self.files[file as usize];
+        let mut out = Facts::default();
+        for fact in facts {
+            let scope = fact.scope.and_then(|o| f.syms.get(o).copied());
+            let key = if fact.target.starts_with("self.") {
+                match self.enclosing_class(scope) {
+                    Some(class) => Some(class),
+                    None => continue,
+                }
+            } else {
+                scope
+            };
+            if !fact.target.starts_with("self.") {
+                out.variables.insert(fact.target.as_str());
+            }
+            out.by_target
+                .entry((key, fact.target.as_str()))
+                .or_default()
+                .push(HeldBy {
+                    scope,
+                    source: &fact.source,
+                    line: fact.line,
+                });
+        }
+        out
+    }
+
+    /// The class a variable of the functions around `scope` holds: `None` when no enclosing
+    /// function has facts about it, `Some(None)` when it has but they name no one class.
+    fn local_class(
+        &self,
+        file: u32,
+        facts: &Facts,
+        scope: Option<u32>,
+        name: &str,
+        line: u32,
+    ) -> Option<Option<u32>> {
+        let mut cur = scope;
+        while let Some(s) = cur {
+            // A class body is no enclosing scope of its methods' names.
+            if !self.syms[s as usize].kind.is_type()
+                && facts.by_target.contains_key(&(Some(s), name))
+            {
+                // In its own function, what the last assignment before the use says; in an
+                // enclosing one, what every assignment says.
+                let before = (cur == scope).then_some(line);
+                return Some(self.class_held(file, facts, Some(s), name, before, 0));
+            }
+            cur = self.syms[s as usize].parent();
+        }
+        None
+    }
+
+    /// The one class the facts about `target` (kept under `key`) say it holds: with `before`,
+    /// the last ones before that line (a variable holds what it was last given), otherwise
+    /// every one.
+    fn class_held(
+        &self,
+        file: u32,
+        facts: &Facts,
+        key: Option<u32>,
+        target: &str,
+        before: Option<u32>,
+        depth: u8,
+    ) -> Option<u32> {
+        let all = facts.by_target.get(&(key, target))?;
+        let last = match before {
+            Some(line) => Some(all.iter().filter(|h| h.line < line).map(|h| h.line).max()?),
+            None => None,
+        };
+        let mut found: Option<u32> = None;
+        for held in all.iter().filter(|h| last.is_none_or(|l| h.line == l)) {
+            let class = match held.source {
+                TypeSource::Annotation(t) | TypeSource::Call(t) => {
+                    self.class_named(file, held.scope, t)
+                }
+                TypeSource::Same(v) if v == "self" => self.enclosing_class(held.scope),
+                // `self.x = x`: what the variable `x` of the same function held there.
+                TypeSource::Same(v) if depth < 2 => {
+                    self.class_held(file, facts, held.scope, v, Some(held.line), depth + 1)
+                }
+                TypeSource::Same(_) => None,
+            }?;
+            if found.is_some_and(|c| c != class) {
+                return None;
+            }
+            found = Some(class);
+        }
+        found
+    }
+
+    /// The class a (dotted) name written in `scope` of `file` binds, if it is a class.
+    fn class_named(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
+        let parts: Vec<&str> = name.split('.').collect();
+        let (last, init) = parts.split_last()?;
+        let s = match init.split_first() {
+            None => match self.bind(file, scope, last) {
+                Bind::Sym(s) => s,
+                _ => return None,
+            },
+            Some((first, middle)) => {
+                let start = self.bind(file, scope, first);
+                self.walk_chain(file, start, middle, last)?
+            }
+        };
+        (self.syms[s as usize].kind == SymbolKind::Class).then_some(s)
     }
 
     /// The file of a package that defines `name` (Java's `import a.b.C` depends on `C.java`);
@@ -1488,7 +1652,7 @@ impl Catalog {
     /// `self.method()` looks through them; [`Self::rebuild_bases`] then reads these edges. A
     /// file's inheritance edges depend on the catalog and its own references only, so the files
     /// may come in batches.
-    pub(crate) fn resolve_inherits(&mut self, files: &[(u32, Vec<Reference>)]) {
+    pub(crate) fn resolve_inherits(&mut self, files: &[(u32, FileRefs)]) {
         use rayon::prelude::*;
         let inherits: Vec<Vec<Edge>> = files
             .par_iter()
@@ -1502,7 +1666,7 @@ impl Catalog {
     /// The second pass, after every file's first pass and [`Self::rebuild_bases`]: the imports
     /// of `files` (kept) and their other edges (returned, for [`Self::encode_edges`]), in batches
     /// as the first.
-    pub(crate) fn resolve_rest(&mut self, files: &[(u32, Vec<Reference>)]) -> Vec<Vec<Edge>> {
+    pub(crate) fn resolve_rest(&mut self, files: &[(u32, FileRefs)]) -> Vec<Vec<Edge>> {
         use rayon::prelude::*;
         let rest: Vec<(Vec<Edge>, Vec<Dep>)> = files
             .par_iter()

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use cast_parser::{RefKind, Reference};
+use cast_parser::RefKind;
 use rusqlite::Connection;
 
-use crate::codec;
+use crate::codec::{self, FileRefs};
 use crate::graph::modpath::{self, Family};
 use crate::graph::resolve::{Catalog, Edge};
 use crate::store::{self, build, kind_of, rows};
@@ -103,7 +103,7 @@ pub(super) fn load_refs(
     conn: &Connection,
     cat: &Catalog,
     ids: &[i64],
-) -> rusqlite::Result<Vec<(u32, Vec<Reference>)>> {
+) -> rusqlite::Result<Vec<(u32, FileRefs)>> {
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let Some(f) = cat.file_by_id.get(*id) else {

@@ -92,7 +92,7 @@ pub(super) fn read_and_parse(
             blobs: Box::new(Blobs {
                 iface: interface_hash(&file),
                 imports: codec::encode_imports(&file.imports),
-                refs: codec::encode_refs(&file.references),
+                refs: codec::encode_refs(&file.references, &file.type_facts),
                 file_terms,
                 symbol_terms,
                 roles,
