@@ -1542,7 +1542,8 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
         "class Cache:\n    def get(self, key):\n        return key\n\n\
          class Client:\n    def send(self):\n        pass\n\n    def close(self):\n        pass\n\n\
          class Event:\n    def wait(self):\n        pass\n\n\
-         class Holder:\n    def wait(self):\n        pass\n",
+         class Holder:\n    def wait(self):\n        pass\n\n\n\
+         def make_client() -> Optional['Client']:\n    return Client()\n",
     );
     write_file(dir.path(), "shop/__init__.py", "");
     write_file(
@@ -1550,7 +1551,7 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
         "shop/service.py",
         "from typing import Optional\n\n\
          from shop import models\n\
-         from shop.models import Cache, Client\n\n\
+         from shop.models import Cache, Client, make_client\n\n\
          registry = Cache()\n\n\n\
          def fetch(client: Client, other: 'models.Event', maybe: Optional[Client] = None):\n\
          \x20   client.send()\n    other.wait()\n    maybe.close()\n\
@@ -1560,7 +1561,8 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
          \x20   def run(self):\n        self.client.send()\n        self.cache.get('a')\n        self.ready.wait()\n\
          \x20       with Client() as c:\n            c.close()\n\n\n\
          def ambiguous(flag):\n    x = Cache()\n    if flag:\n        x = Client()\n    x.get()\n\n\n\
-         def rebound(page: Client, option: models.Holder[Event]):\n    page.send()\n    page = page.unknown()\n    page.close()\n    option.wait()\n",
+         def rebound(page: Client, option: models.Holder[Event]):\n    page.send()\n    page = page.unknown()\n    page.close()\n    option.wait()\n\n\n\
+         def built():\n    c = make_client()\n    c.close()\n",
     );
     let index = Index::open(dir.path()).unwrap();
     let calls: Vec<(String, String, String)> = edges(&index)
@@ -1576,6 +1578,8 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
             ("Service.run", "Client.send", "call/typed"),
             ("Service.run", "Event.wait", "call/typed"),
             ("ambiguous", "Cache.get", "call/name"),
+            // What a function's return annotation names.
+            ("built", "Client.close", "call/typed"),
             ("fetch", "Cache.get", "call/typed"),
             ("fetch", "Client.close", "call/typed"),
             ("fetch", "Client.send", "call/typed"),

@@ -308,6 +308,8 @@ pub(crate) struct SymtabEntry {
     /// A signature for a type checker only (Python's `@overload`): calls go to the definition
     /// of the same name that is not one.
     pub overload: bool,
+    /// The class its return annotation names, as written (Python).
+    pub returns: Option<String>,
 }
 
 pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
@@ -321,6 +323,7 @@ pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
         put_varint(&mut rec, strings.id(Some(&e.name)));
         put_varint(&mut rec, u64::from(e.decorated_line));
         put_varint(&mut rec, u64::from(e.header_end_line));
+        put_varint(&mut rec, strings.id(e.returns.as_deref()));
     }
     strings.finish(rec)
 }
@@ -342,6 +345,7 @@ pub(crate) fn decode_symtab(data: &[u8]) -> Option<Vec<SymtabEntry>> {
             decorated_line: r.u32()?,
             header_end_line: r.u32()?,
             overload: kind_and_overload & 1 == 1,
+            returns: string_at(&strings, r.varint()?)?,
         });
     }
     r.at_end().then_some(out)

@@ -435,6 +435,7 @@ fn build_symbols(
             start_byte: first_byte,
             end_byte: def.node.end_byte().max(anchor.end_byte()),
             body_start: def.body.map(|b| b.start_byte()),
+            returns: None,
         });
     }
     symbols

@@ -155,6 +155,7 @@ impl Outline<'_> {
             start_byte: node.start_byte(),
             end_byte: node.end_byte(),
             body_start: None,
+            returns: None,
         });
     }
 
@@ -255,6 +256,7 @@ impl Outline<'_> {
                 start_byte: start,
                 end_byte: end,
                 body_start: None,
+                returns: None,
             });
         }
     }

@@ -173,6 +173,10 @@ pub struct Symbol {
     /// Where the body starts (the part a skeleton elides), when the definition has one: a
     /// Python body's first statement, a `{` block.
     pub body_start: Option<usize>,
+    /// The class a function's return annotation names (Python; `-> Client`,
+    /// `-> Optional["Client"]`), as written, for resolving calls on what it returns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
 }
 
 /// One name bound by an import statement.

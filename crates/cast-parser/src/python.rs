@@ -194,6 +194,8 @@ struct Definition<'a> {
     decorators: &'a [ast::Decorator],
     /// Base classes (positional class arguments); empty for a `def`.
     bases: &'a [Expr],
+    /// A `def`'s return annotation.
+    returns: Option<&'a Expr>,
     body: &'a [Stmt],
     is_class: bool,
 }
@@ -207,6 +209,7 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     name: &def.name,
                     decorators: &def.decorator_list,
                     bases: &[],
+                    returns: def.returns.as_deref(),
                     body: &def.body,
                     is_class: false,
                 });
@@ -231,6 +234,7 @@ impl<'a> Visitor<'a> for Extractor<'a> {
                     name: &class.name,
                     decorators: &class.decorator_list,
                     bases: class.arguments.as_ref().map_or(&[], |a| &a.args),
+                    returns: None,
                     body: &class.body,
                     is_class: true,
                 });
@@ -413,6 +417,7 @@ impl<'a> Extractor<'a> {
             start_byte: start_byte.to_usize(),
             end_byte: def.range.end().to_usize(),
             body_start: body_start.map(|b| b.to_usize()),
+            returns: def.returns.and_then(annotated_class),
         });
         self.scopes.push(Scope {
             symbol: self.symbols.len() - 1,
@@ -924,6 +929,13 @@ def f(a: A | B, b: None | Bar):
         // A listing of symbols records none.
         let symbols_only = Python.parse_symbols_text(src).unwrap();
         assert!(symbols_only.type_facts.is_empty());
+        // A function's return annotation is its symbol's.
+        let file = parse(
+            "def a() -> Optional['mod.Client']:\n    pass\n\ndef b() -> int | str:\n    pass\n",
+        );
+        let returns: Vec<Option<&str>> =
+            file.symbols.iter().map(|s| s.returns.as_deref()).collect();
+        assert_eq!(returns, [Some("mod.Client"), None]);
     }
 
     #[test]

@@ -357,6 +357,9 @@ pub(crate) struct Catalog {
     /// Rust: the `impl` blocks of each type name.
     impls: HashMap<u32, Vec<u32>>,
     bases: HashMap<u32, Vec<u32>>,
+    /// The class each function's return annotation names, as written (interned in `texts`):
+    /// Python functions with one only.
+    returns: HashMap<u32, u32>,
     /// Rust: a crate's name as its path gives it → the name its `Cargo.toml` declares, where
     /// they differ (`crates/matcher/` holds `grep_matcher`).
     rust_crate_names: HashMap<String, String>,
@@ -584,6 +587,10 @@ impl Catalog {
         if let Some(f) = self.files.get_mut(file as usize) {
             f.syms.push(idx);
         }
+        if let Some(returns) = &e.returns {
+            let text = self.texts.intern(returns);
+            self.returns.insert(idx, text);
+        }
         idx
     }
 
@@ -751,6 +758,7 @@ impl Catalog {
         self.methods_by_name = HashMap::default();
         self.impls = HashMap::default();
         self.bases = HashMap::default();
+        self.returns = HashMap::default();
         for f in &mut self.files {
             f.rel = String::new();
             f.module = String::new();
@@ -1564,9 +1572,8 @@ impl Catalog {
         let mut found: Option<u32> = None;
         for held in all.iter().filter(|h| last.is_none_or(|l| h.line == l)) {
             let class = match held.source {
-                TypeSource::Annotation(t) | TypeSource::Call(t) => {
-                    self.class_named(file, held.scope, t)
-                }
+                TypeSource::Annotation(t) => self.class_named(file, held.scope, t),
+                TypeSource::Call(t) => self.class_returned(file, held.scope, t),
                 TypeSource::Same(v) if v == "self" => self.enclosing_class(held.scope),
                 // `self.x = x`: what the variable `x` of the same function held there.
                 TypeSource::Same(v) if depth < 2 => {
@@ -1584,19 +1591,41 @@ impl Catalog {
 
     /// The class a (dotted) name written in `scope` of `file` binds, if it is a class.
     fn class_named(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
+        let s = self.symbol_named(file, scope, name)?;
+        (self.syms[s as usize].kind == SymbolKind::Class).then_some(s)
+    }
+
+    /// The class a call of a (dotted) name written in `scope` of `file` gives: the class
+    /// itself, or the class the called function's return annotation names (read where the
+    /// function is defined).
+    fn class_returned(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
+        let s = self.symbol_named(file, scope, name)?;
+        let sym = &self.syms[s as usize];
+        if sym.kind == SymbolKind::Class {
+            return Some(s);
+        }
+        let returns = self.texts.get(*self.returns.get(&s)?);
+        self.class_named(sym.file, None, returns)
+    }
+
+    /// The symbol a (dotted) name written in `scope` of `file` binds.
+    fn symbol_named(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
         let parts: Vec<&str> = name.split('.').collect();
         let (last, init) = parts.split_last()?;
-        let s = match init.split_first() {
+        match init.split_first() {
             None => match self.bind(file, scope, last) {
-                Bind::Sym(s) => s,
-                _ => return None,
+                Bind::Sym(s) => Some(s),
+                _ => None,
             },
+            // `self.make()`: the class's own method.
+            Some((&("self" | "cls"), [])) => {
+                self.member(self.enclosing_class(scope)?, self.name_id(last)?)
+            }
             Some((first, middle)) => {
                 let start = self.bind(file, scope, first);
-                self.walk_chain(file, start, middle, last)?
+                self.walk_chain(file, start, middle, last)
             }
-        };
-        (self.syms[s as usize].kind == SymbolKind::Class).then_some(s)
+        }
     }
 
     /// The file of a package that defines `name` (Java's `import a.b.C` depends on `C.java`);

@@ -116,6 +116,9 @@ pub(super) fn interface_hash(file: &ParsedFile) -> Vec<u8> {
         h.update(&s.parent.map_or(0u64, |p| p as u64 + 1).to_le_bytes());
         h.update(&s.decorated_line.to_le_bytes());
         h.update(&s.header_end_line.to_le_bytes());
+        // What a call of it returns decides how calls on the result resolve elsewhere.
+        h.update(s.returns.as_deref().unwrap_or("").as_bytes());
+        h.update(&[0]);
     }
     h.update(b"\x01imports");
     h.update(&codec::encode_imports(&file.imports));

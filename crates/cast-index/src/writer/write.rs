@@ -163,6 +163,7 @@ impl Writer<'_> {
                 decorated_line: s.decorated_line,
                 header_end_line: s.header_end_line,
                 overload: python && s.decorators.iter().any(|d| is_overload(d)),
+                returns: s.returns.clone(),
             })
             .collect();
         build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
