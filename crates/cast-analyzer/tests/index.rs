@@ -1556,10 +1556,12 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
          def fetch(client: Client, other: 'models.Event', maybe: Optional[Client] = None):\n\
          \x20   client.send()\n    other.wait()\n    maybe.close()\n\
          \x20   local = Cache()\n    local.get('k')\n    registry.get('x')\n\n\n\
-         class Service:\n    ready: models.Event\n\n\
+         class Service:\n    ready: models.Event\n    cache_class = Cache\n\n\
          \x20   def __init__(self, client: Client):\n        self.client = client\n        self.cache = Cache()\n\n\
          \x20   def run(self):\n        self.client.send()\n        self.cache.get('a')\n        self.ready.wait()\n\
-         \x20       with Client() as c:\n            c.close()\n\n\n\
+         \x20       with Client() as c:\n            c.close()\n\n\
+         \x20   def fresh(self):\n        made = self.cache_class()\n        made.get('b')\n        return self.__class__()\n\n\
+         \x20   @classmethod\n    def create(cls):\n        return cls()\n\n\n\
          def ambiguous(flag):\n    x = Cache()\n    if flag:\n        x = Client()\n    x.get()\n\n\n\
          def rebound(page: Client, option: models.Holder[Event]):\n    page.send()\n    page = page.unknown()\n    page.close()\n    option.wait()\n\n\n\
          def built():\n    c = make_client()\n    c.close()\n",
@@ -1568,11 +1570,15 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
     let calls: Vec<(String, String, String)> = edges(&index)
         .into_iter()
         .filter(|(_, _, how)| how.starts_with("call/") && !how.ends_with("/import"))
-        .filter(|(_, dst, _)| dst.contains('.'))
+        .filter(|(src, dst, _)| dst.contains('.') || src.starts_with("Service."))
         .collect();
     assert_eq!(
         calls,
         triples(&[
+            ("Service.create", "Service", "call/self"), // cls()
+            ("Service.fresh", "Cache", "call/typed"),   // self.cache_class(), cache_class = Cache
+            ("Service.fresh", "Cache.get", "call/typed"),
+            ("Service.fresh", "Service", "call/self"), // self.__class__()
             ("Service.run", "Cache.get", "call/typed"),
             ("Service.run", "Client.close", "call/typed"),
             ("Service.run", "Client.send", "call/typed"),

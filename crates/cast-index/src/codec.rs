@@ -248,12 +248,13 @@ pub(crate) fn encode_refs(refs: &[Reference], facts: &[TypeFact]) -> Vec<u8> {
     put_varint(&mut rec, facts.len() as u64);
     for f in facts {
         let (code, name) = match &f.source {
-            TypeSource::Annotation(t) => (0, t),
-            TypeSource::Call(t) => (1, t),
-            TypeSource::Same(t) => (2, t),
+            TypeSource::Annotation(t) => (0, Some(t.as_str())),
+            TypeSource::Call(t) => (1, Some(t.as_str())),
+            TypeSource::Same(t) => (2, Some(t.as_str())),
+            TypeSource::Unknown => (3, None),
         };
         rec.push(code);
-        put_varint(&mut rec, strings.id(Some(name)));
+        put_varint(&mut rec, strings.id(name));
         put_varint(&mut rec, strings.id(Some(&f.target)));
         put_varint(&mut rec, opt_index(f.scope));
         put_varint(&mut rec, u64::from(f.line));
@@ -284,6 +285,7 @@ pub(crate) fn decode_refs(data: &[u8]) -> Option<FileRefs> {
             0 => TypeSource::Annotation(name),
             1 => TypeSource::Call(name),
             2 => TypeSource::Same(name),
+            3 => TypeSource::Unknown,
             _ => return None,
         };
         facts.push(TypeFact {
@@ -425,6 +427,12 @@ mod tests {
                 source: TypeSource::Annotation("httpx.Client".into()),
                 scope: None,
                 line: 3,
+            },
+            TypeFact {
+                target: "c".into(),
+                source: TypeSource::Unknown,
+                scope: Some(3),
+                line: 401,
             },
             TypeFact {
                 target: "c".into(),

@@ -280,8 +280,12 @@ pub enum TypeSource {
     /// What a call of this name returns (`Client` in `x = Client(...)`): an instance when it
     /// is a class.
     Call(String),
-    /// Whatever another variable of the same scope holds (`p` in `self.x = p`).
+    /// Whatever another variable of the same scope holds (`p` in `self.x = p`), or the class
+    /// a name binds (`serializer_class = Serializer` in a class body holds that class).
     Same(String),
+    /// Something no fact describes (`x = a[0]`, a loop variable, a tuple's part): what an
+    /// earlier fact said no longer holds.
+    Unknown,
 }
 
 /// Everything a parse of one file yields.

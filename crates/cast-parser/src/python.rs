@@ -137,13 +137,14 @@ fn extract(
         references_and_imports: wanted == Wanted::Everything,
     };
     extractor.visit_body(&module.body);
+    let type_facts = known_type_facts(std::mem::take(&mut extractor.type_facts));
     let description = extractor.docstring(&module.body).map(|(doc, _)| doc);
     ParsedFile {
         language: "python",
         symbols: extractor.symbols,
         imports: extractor.imports,
         references: extractor.references,
-        type_facts: extractor.type_facts,
+        type_facts,
         description,
         line_count: count_lines(text),
         syntax_error: parsed
@@ -254,14 +255,18 @@ impl<'a> Visitor<'a> for Extractor<'a> {
             Stmt::Import(import) if self.references_and_imports => self.import(import),
             Stmt::ImportFrom(import) if self.references_and_imports => self.import_from(import),
             Stmt::Assign(assign) if self.references_and_imports => {
-                if let [target] = assign.targets.as_slice() {
-                    let source = match assign.value.as_ref() {
-                        Expr::Call(call) => dotted(&call.func).map(TypeSource::Call),
-                        Expr::Name(name) => Some(TypeSource::Same(name.id.to_string())),
-                        _ => None,
-                    };
-                    self.type_fact(target, source);
+                let source = match assign.value.as_ref() {
+                    Expr::Call(call) => dotted(&call.func).map(TypeSource::Call),
+                    Expr::Name(name) => Some(TypeSource::Same(name.id.to_string())),
+                    _ => None,
+                };
+                for target in &assign.targets {
+                    self.type_fact(target, source.clone());
                 }
+                visitor::walk_stmt(self, stmt);
+            }
+            Stmt::For(for_loop) if self.references_and_imports => {
+                self.type_fact(&for_loop.target, None);
                 visitor::walk_stmt(self, stmt);
             }
             Stmt::AnnAssign(assign) if self.references_and_imports => {
@@ -271,10 +276,12 @@ impl<'a> Visitor<'a> for Extractor<'a> {
             }
             Stmt::With(with) if self.references_and_imports => {
                 for item in &with.items {
-                    if let (Expr::Call(call), Some(target)) =
-                        (&item.context_expr, item.optional_vars.as_deref())
-                    {
-                        self.type_fact(target, dotted(&call.func).map(TypeSource::Call));
+                    if let Some(target) = item.optional_vars.as_deref() {
+                        let source = match &item.context_expr {
+                            Expr::Call(call) => dotted(&call.func).map(TypeSource::Call),
+                            _ => None,
+                        };
+                        self.type_fact(target, source);
                     }
                 }
                 visitor::walk_stmt(self, stmt);
@@ -451,10 +458,17 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    /// A fact that `target` holds what `source` says, when the target is a variable or an
-    /// attribute of `self`; a plain name at class level is an attribute of the instance.
+    /// A fact that `target` holds what `source` says (`None`: something no fact describes),
+    /// when the target is a variable or an attribute of `self`; a plain name at class level is
+    /// an attribute of the instance; each name of a tuple target holds something unknown.
     fn type_fact(&mut self, target_expr: &Expr, source: Option<TypeSource>) {
-        let Some(source) = source else { return };
+        if let Expr::Tuple(tuple) = target_expr {
+            for element in &tuple.elts {
+                self.type_fact(element, None);
+            }
+            return;
+        }
+        let source = source.unwrap_or(TypeSource::Unknown);
         let in_class = self.scopes.last().is_some_and(|s| s.is_class);
         let target = match target_expr {
             Expr::Name(name) if in_class => format!("self.{}", name.id),
@@ -582,6 +596,27 @@ impl<'a> Extractor<'a> {
 }
 
 /// `def f(\n    a,\n    b,\n) -> int` → `def f(a, b) -> int`; comments are dropped.
+/// The facts resolution can use: every fact about a target of which some fact says something
+/// (an unknown one after a known one ends what the known one says), and those about `cls`
+/// (a `cls` that is assigned is not the class a classmethod is given). Facts that only say
+/// "unknown" about a target are dropped: most assignments are of that kind.
+fn known_type_facts(facts: Vec<TypeFact>) -> Vec<TypeFact> {
+    let known: std::collections::HashSet<(Option<usize>, &str)> = facts
+        .iter()
+        .filter(|f| f.source != TypeSource::Unknown || f.target == "cls")
+        .map(|f| (f.scope, f.target.as_str()))
+        .collect();
+    let keep: Vec<bool> = facts
+        .iter()
+        .map(|f| known.contains(&(f.scope, f.target.as_str())))
+        .collect();
+    facts
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, keep)| keep.then_some(f))
+        .collect()
+}
+
 /// A name or a dotted name (`Client`, `httpx.Client`), as written.
 fn dotted(expr: &Expr) -> Option<String> {
     match expr {
@@ -886,6 +921,10 @@ class Config:
 
 def f(a: A | B, b: None | Bar):
     c = b
+    c = b.items[0]
+    for b in range(3):
+        d, e = b, b
+    z = [1]
 ";
         let file = parse(src);
         let facts: Vec<(&str, String, Option<&str>)> = file
@@ -896,6 +935,7 @@ def f(a: A | B, b: None | Bar):
                     TypeSource::Annotation(t) => format!("annotation {t}"),
                     TypeSource::Call(t) => format!("call {t}"),
                     TypeSource::Same(t) => format!("same {t}"),
+                    TypeSource::Unknown => "unknown".to_owned(),
                 };
                 let scope = f.scope.map(|s| file.symbols[s].qualname.as_str());
                 (f.target.as_str(), source, scope)
@@ -924,6 +964,10 @@ def f(a: A | B, b: None | Bar):
                 ("store", "call open_store".to_owned(), init),
                 ("b", "annotation Bar".to_owned(), Some("f")),
                 ("c", "same b".to_owned(), Some("f")),
+                // What later assignments and loops say ends what the facts above say; a
+                // name nothing typed is ever said of (`d`, `e`, `z`) has no facts.
+                ("c", "unknown".to_owned(), Some("f")),
+                ("b", "unknown".to_owned(), Some("f")),
             ]
         );
         // A listing of symbols records none.

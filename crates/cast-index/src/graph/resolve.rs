@@ -1369,6 +1369,18 @@ impl Catalog {
                         push(&mut out, s, how, 1);
                     }
                     Bind::Module { .. } => {}
+                    // `cls(…)` in a method that does not assign `cls`: the class itself.
+                    Bind::Nothing
+                        if f.family == Family::Python
+                            && r.kind == RefKind::Call
+                            && r.name == "cls"
+                            && self
+                                .local_class(file, &facts, scope, "cls", r.line)
+                                .is_none()
+                            && let Some(class) = self.enclosing_class(scope) =>
+                    {
+                        push(&mut out, class, How::SelfRef, 1);
+                    }
                     Bind::Nothing => {
                         let common_type =
                             r.kind == RefKind::Type && f.common.is_common_type(&r.name);
@@ -1472,7 +1484,18 @@ impl Catalog {
         };
         if this && rest.is_empty() {
             let class = self.enclosing_class(scope)?;
-            return Some((self.member(class, self.name_id(name)?)?, How::SelfRef));
+            // `self.__class__(…)`: the class itself.
+            if family == Family::Python && name == "__class__" {
+                return Some((class, How::SelfRef));
+            }
+            if let Some(m) = self.name_id(name).and_then(|n| self.member(class, n)) {
+                return Some((m, How::SelfRef));
+            }
+            // `self.x(…)` where the class says `x = SomeClass`: that class.
+            let target = format!("{first}.{name}");
+            return self
+                .class_object_held(file, facts, class, &target)
+                .map(|c| (c, How::Typed));
         }
         let typed = |class: u32| Some((self.member(class, self.name_id(name)?)?, How::Typed));
         // `self.x.m()`: what the class's methods put in `self.x`.
@@ -1573,18 +1596,35 @@ impl Catalog {
         for held in all.iter().filter(|h| last.is_none_or(|l| h.line == l)) {
             let class = match held.source {
                 TypeSource::Annotation(t) => self.class_named(file, held.scope, t),
-                TypeSource::Call(t) => self.class_returned(file, held.scope, t),
+                TypeSource::Call(t) => self.class_returned(file, facts, held.scope, t),
                 TypeSource::Same(v) if v == "self" => self.enclosing_class(held.scope),
                 // `self.x = x`: what the variable `x` of the same function held there.
                 TypeSource::Same(v) if depth < 2 => {
                     self.class_held(file, facts, held.scope, v, Some(held.line), depth + 1)
                 }
-                TypeSource::Same(_) => None,
+                TypeSource::Same(_) | TypeSource::Unknown => None,
             }?;
             if found.is_some_and(|c| c != class) {
                 return None;
             }
             found = Some(class);
+        }
+        found
+    }
+
+    /// The class object an attribute of the instance holds, where the class's body or methods
+    /// give it one (`serializer_class = AuthTokenSerializer`), every fact agreeing.
+    fn class_object_held(&self, file: u32, facts: &Facts, class: u32, target: &str) -> Option<u32> {
+        let mut found = None;
+        for held in facts.by_target.get(&(Some(class), target))? {
+            let TypeSource::Same(v) = held.source else {
+                return None;
+            };
+            let c = self.class_named(file, held.scope, v)?;
+            if found.is_some_and(|f| f != c) {
+                return None;
+            }
+            found = Some(c);
         }
         found
     }
@@ -1598,8 +1638,21 @@ impl Catalog {
     /// The class a call of a (dotted) name written in `scope` of `file` gives: the class
     /// itself, or the class the called function's return annotation names (read where the
     /// function is defined).
-    fn class_returned(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
-        let s = self.symbol_named(file, scope, name)?;
+    fn class_returned(
+        &self,
+        file: u32,
+        facts: &Facts,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<u32> {
+        let Some(s) = self.symbol_named(file, scope, name) else {
+            // `self.x()` where the class says `x = SomeClass`: an instance of it.
+            let class = self.enclosing_class(scope)?;
+            return name
+                .starts_with("self.")
+                .then(|| self.class_object_held(file, facts, class, name))
+                .flatten();
+        };
         let sym = &self.syms[s as usize];
         if sym.kind == SymbolKind::Class {
             return Some(s);
