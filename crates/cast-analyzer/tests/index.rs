@@ -1564,7 +1564,7 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
          \x20   @classmethod\n    def create(cls):\n        return cls()\n\n\n\
          def ambiguous(flag):\n    x = Cache()\n    if flag:\n        x = Client()\n    x.get()\n\n\n\
          def rebound(page: Client, option: models.Holder[Event]):\n    page.send()\n    page = page.unknown()\n    page.close()\n    option.wait()\n\n\n\
-         def built():\n    c = make_client()\n    c.close()\n",
+         def built():\n    c = make_client()\n    c.close()\n    make_client().send()\n    Cache(size=1).get('z')\n",
     );
     let index = Index::open(dir.path()).unwrap();
     let calls: Vec<(String, String, String)> = edges(&index)
@@ -1585,7 +1585,9 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
             ("Service.run", "Event.wait", "call/typed"),
             ("ambiguous", "Cache.get", "call/name"),
             // What a function's return annotation names.
+            ("built", "Cache.get", "call/typed"), // Cache(size=1).get()
             ("built", "Client.close", "call/typed"),
+            ("built", "Client.send", "call/typed"), // make_client().send()
             ("fetch", "Cache.get", "call/typed"),
             ("fetch", "Client.close", "call/typed"),
             ("fetch", "Client.send", "call/typed"),

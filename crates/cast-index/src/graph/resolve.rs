@@ -43,6 +43,26 @@ use cast_parser::modules::CommonNames;
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
 
+/// The callee of a receiver that is one call (`Client(a, b)` → `Client`), its parentheses
+/// balanced; `None` for anything else.
+fn called_name(receiver: &str) -> Option<&str> {
+    let inner = receiver.strip_suffix(')')?;
+    let mut depth = 1u32;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&inner[..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A file's type facts (see [`Catalog::facts_by_target`]).
 #[derive(Default)]
 struct Facts<'f> {
@@ -1465,11 +1485,20 @@ impl Catalog {
             }
             return None;
         }
-        if !recv
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80)
-        {
-            return None;
+        let is_dotted_name = |text: &str| {
+            !text.is_empty()
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80)
+        };
+        if !is_dotted_name(recv) {
+            // `Client(…).send()`, `make_client().send()` (Python): what the call gives.
+            let called = (family == Family::Python)
+                .then(|| called_name(recv))
+                .flatten()
+                .filter(|callee| is_dotted_name(callee))?;
+            let class = self.class_returned(file, facts, scope, called)?;
+            return Some((self.member(class, self.name_id(name)?)?, How::Typed));
         }
         let parts: Vec<&str> = recv.split('.').collect();
         let (first, rest) = parts.split_first()?;
@@ -1887,7 +1916,17 @@ pub fn decode_deps_raw(data: &[u8]) -> Option<Vec<(i64, u32)>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{CatImport, CatSym, IdMap};
+    use super::{CatImport, CatSym, IdMap, called_name};
+
+    #[test]
+    fn a_receiver_that_is_one_call_names_its_callee() {
+        assert_eq!(called_name("Client()"), Some("Client"));
+        assert_eq!(called_name("httpx.Client(a, f(b))"), Some("httpx.Client"));
+        assert_eq!(called_name("make()()"), Some("make()"));
+        assert_eq!(called_name("(a)"), Some(""));
+        assert_eq!(called_name("f(a"), None);
+        assert_eq!(called_name("x"), None);
+    }
 
     #[test]
     fn catalog_rows_stay_small() {
