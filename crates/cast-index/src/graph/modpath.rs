@@ -294,12 +294,27 @@ pub(crate) fn tails(name: &str, separator: char) -> impl Iterator<Item = &str> {
         .map(move |(i, _)| &name[i + 1..])
 }
 
+/// A Python module's name below the last `src` folder of its path (`src.flask.app` →
+/// `flask.app`, `packages.a.src.a.x` → `a.x`); the name itself where there is none.
+fn without_src_root(module: &str) -> &str {
+    if let Some(rest) = module.strip_prefix("src.") {
+        return without_src_root(rest);
+    }
+    match module.rfind(".src.") {
+        Some(i) => &module[i + 5..],
+        None => module,
+    }
+}
+
 /// A symbol's full name for people: its module and qualified name in the language's notation
 /// (`pkg.mod.Class.method`, `cast_parser::walk::relative`, `tui.Light.Init`).
 pub fn full_name(rel: &str, qualname: &str) -> String {
     let family = cast_parser::modules::rules_of_path(rel).family;
     let module = module_name(family, rel);
     let (module, join) = match family {
+        // A src layout (`src/flask/app.py`): the import system's name starts below `src/`,
+        // which is on the path, not a package.
+        Family::Python => (without_src_root(&module).to_owned(), "."),
         Family::Rust => (module.replace('.', "::"), "::"),
         Family::Go => (module.rsplit('/').next().unwrap_or("").to_owned(), "."),
         Family::Js => (module.replace('/', "."), "."),
@@ -420,6 +435,14 @@ mod tests {
     #[test]
     fn full_names_use_the_language_notation() {
         assert_eq!(full_name("pkg/mod.py", "C.m"), "pkg.mod.C.m");
+        // A src layout's names are the import system's.
+        assert_eq!(
+            full_name("src/flask/sansio/scaffold.py", "Scaffold"),
+            "flask.sansio.scaffold.Scaffold"
+        );
+        assert_eq!(full_name("libs/a/src/a/x.py", "f"), "a.x.f");
+        assert_eq!(full_name("src/app.py", "run"), "app.run");
+        assert_eq!(full_name("pkg/srcs/x.py", "f"), "pkg.srcs.x.f");
         assert_eq!(
             full_name("crates/cast-parser/src/walk.rs", "Walk::run"),
             "cast_parser::walk::Walk::run"
