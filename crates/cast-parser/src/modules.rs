@@ -5,8 +5,12 @@
 //! resolver implements each family once, so a new language that imports as an existing one
 //! does (Kotlin as Java, say) needs nothing outside its folder.
 //!
+//! The rules of a language are looked up by its name or a path's extension in
+//! [`crate::languages::module_rules`] and [`crate::languages::module_rules_of_path`]:
+//!
 //! ```
-//! use cast_parser::modules::{ModuleFamily, rules_of_language, rules_of_path};
+//! use cast_parser::languages::{module_rules as rules_of_language, module_rules_of_path as rules_of_path};
+//! use cast_parser::modules::ModuleFamily;
 //!
 //! assert_eq!(rules_of_language("tsx").family, ModuleFamily::Js);
 //! assert_eq!(rules_of_path("src/jv.h").family, ModuleFamily::C);
@@ -119,79 +123,6 @@ impl ModuleRules {
         ModuleRules {
             family,
             common: CommonNames::NONE,
-        }
-    }
-}
-
-/// The rules of a parser's language name (`python`, `rust`, `tsx`, …); a language without
-/// modules (HTML) or not compiled in has [`ModuleFamily::Other`]'s.
-pub fn rules_of_language(language: &str) -> ModuleRules {
-    if language == crate::python::MODULES_LANGUAGE {
-        return crate::python::MODULES;
-    }
-    crate::languages::described()
-        .into_iter()
-        .map(|l| l.description())
-        .find(|d| d.name == language)
-        .map_or_else(ModuleRules::default, |d| d.modules)
-}
-
-/// The rules of a file by its extension, for a file no parser read.
-pub fn rules_of_path(rel: &str) -> ModuleRules {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    let Some((_, ext)) = name.rsplit_once('.') else {
-        return ModuleRules::default();
-    };
-    if crate::python::EXTENSIONS.contains(&ext) {
-        return crate::python::MODULES;
-    }
-    crate::languages::described()
-        .into_iter()
-        .map(|l| l.description())
-        .find(|d| d.extensions.contains(&ext))
-        .map_or_else(ModuleRules::default, |d| d.modules)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn common_name_lists_are_sorted_for_binary_search() {
-        for language in crate::languages::described() {
-            let d = language.description();
-            for list in [d.modules.common.methods, d.modules.common.types] {
-                assert!(
-                    list.windows(2).all(|w| w[0] < w[1]),
-                    "{}: not sorted or not unique",
-                    d.name
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn every_extension_and_name_finds_its_family() {
-        for (path, family) in [
-            ("a/b.py", ModuleFamily::Python),
-            ("a/b.pyi", ModuleFamily::Python),
-            ("src/lib.rs", ModuleFamily::Rust),
-            ("x.go", ModuleFamily::Go),
-            ("a.mjs", ModuleFamily::Js),
-            ("a.tsx", ModuleFamily::Js),
-            ("A.java", ModuleFamily::Java),
-            ("a.hpp", ModuleFamily::C),
-            ("A.cs", ModuleFamily::CSharp),
-            ("Rakefile.rake", ModuleFamily::Ruby),
-            ("a.php", ModuleFamily::Php),
-            ("index.html", ModuleFamily::Other),
-            ("Makefile", ModuleFamily::Other),
-        ] {
-            assert_eq!(rules_of_path(path).family, family, "{path}");
-        }
-        for language in crate::languages::described() {
-            let d = language.description();
-            assert_eq!(rules_of_language(d.name).family, d.modules.family);
         }
     }
 }

@@ -309,7 +309,7 @@ fn without_src_root(module: &str) -> &str {
 /// A symbol's full name for people: its module and qualified name in the language's notation
 /// (`pkg.mod.Class.method`, `cast_parser::walk::relative`, `tui.Light.Init`).
 pub fn full_name(rel: &str, qualname: &str) -> String {
-    let family = cast_parser::modules::rules_of_path(rel).family;
+    let family = cast_parser::languages::module_rules_of_path(rel).family;
     let module = module_name(family, rel);
     let (module, join) = match family {
         // A src layout (`src/flask/app.py`): the import system's name starts below `src/`,
@@ -367,7 +367,7 @@ mod tests {
             ),
             ("Main.java", ""),
         ] {
-            let family = cast_parser::modules::rules_of_path(rel).family;
+            let family = cast_parser::languages::module_rules_of_path(rel).family;
             assert_eq!(module_name(family, rel), want, "{rel}");
         }
     }
@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn common_names_come_from_each_language() {
-        use cast_parser::modules::rules_of_language;
+        use cast_parser::languages::module_rules as rules_of_language;
         assert!(rules_of_language("rust").common.is_common_method("collect"));
         assert!(rules_of_language("go").common.is_common_method("String"));
         assert!(rules_of_language("tsx").common.is_common_type("Promise"));

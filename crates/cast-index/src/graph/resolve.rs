@@ -543,8 +543,8 @@ impl Catalog {
         imports: Vec<Import>,
     ) -> u32 {
         let rules = language.map_or_else(
-            || cast_parser::modules::rules_of_path(rel),
-            cast_parser::modules::rules_of_language,
+            || cast_parser::languages::module_rules_of_path(rel),
+            cast_parser::languages::module_rules,
         );
         let family = rules.family;
         let idx = self.files.len() as u32;

@@ -111,6 +111,35 @@ pub fn described() -> Vec<&'static TreeSitterLanguage> {
     all
 }
 
+/// The rules of a parser's language name (`python`, `rust`, `tsx`, …); a language without
+/// modules (HTML) or not compiled in has [`ModuleFamily::Other`]'s.
+pub fn module_rules(language: &str) -> crate::modules::ModuleRules {
+    if language == crate::python::MODULES_LANGUAGE {
+        return crate::python::MODULES;
+    }
+    described()
+        .into_iter()
+        .map(|l| l.description())
+        .find(|d| d.name == language)
+        .map_or_else(crate::modules::ModuleRules::default, |d| d.modules)
+}
+
+/// The rules of a file by its extension, for a file no parser read.
+pub fn module_rules_of_path(rel: &str) -> crate::modules::ModuleRules {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return crate::modules::ModuleRules::default();
+    };
+    if crate::python::EXTENSIONS.contains(&ext) {
+        return crate::python::MODULES;
+    }
+    described()
+        .into_iter()
+        .map(|l| l.description())
+        .find(|d| d.extensions.contains(&ext))
+        .map_or_else(crate::modules::ModuleRules::default, |d| d.modules)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -119,6 +148,45 @@ mod tests {
             if let Err(err) = language.check() {
                 panic!("{}: {err}", language.description().name);
             }
+        }
+    }
+
+    #[test]
+    fn common_name_lists_are_sorted_for_binary_search() {
+        for language in super::described() {
+            let d = language.description();
+            for list in [d.modules.common.methods, d.modules.common.types] {
+                assert!(
+                    list.windows(2).all(|w| w[0] < w[1]),
+                    "{}: not sorted or not unique",
+                    d.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_extension_and_name_finds_its_family() {
+        for (path, family) in [
+            ("a/b.py", crate::modules::ModuleFamily::Python),
+            ("a/b.pyi", crate::modules::ModuleFamily::Python),
+            ("src/lib.rs", crate::modules::ModuleFamily::Rust),
+            ("x.go", crate::modules::ModuleFamily::Go),
+            ("a.mjs", crate::modules::ModuleFamily::Js),
+            ("a.tsx", crate::modules::ModuleFamily::Js),
+            ("A.java", crate::modules::ModuleFamily::Java),
+            ("a.hpp", crate::modules::ModuleFamily::C),
+            ("A.cs", crate::modules::ModuleFamily::CSharp),
+            ("Rakefile.rake", crate::modules::ModuleFamily::Ruby),
+            ("a.php", crate::modules::ModuleFamily::Php),
+            ("index.html", crate::modules::ModuleFamily::Other),
+            ("Makefile", crate::modules::ModuleFamily::Other),
+        ] {
+            assert_eq!(super::module_rules_of_path(path).family, family, "{path}");
+        }
+        for language in super::described() {
+            let d = language.description();
+            assert_eq!(super::module_rules(d.name).family, d.modules.family);
         }
     }
 }
