@@ -1564,6 +1564,8 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
          \x20   @classmethod\n    def create(cls):\n        return cls()\n\n\n\
          def ambiguous(flag):\n    x = Cache()\n    if flag:\n        x = Client()\n    x.get()\n\n\n\
          def rebound(page: Client, option: models.Holder[Event]):\n    page.send()\n    page = page.unknown()\n    page.close()\n    option.wait()\n\n\n\
+         class BaseView:\n    def __init__(self, client: Client):\n        self.client = client\n\n\n\
+         class View(BaseView):\n    def go(self):\n        self.client.close()\n\n\n\
          def built():\n    c = make_client()\n    c.close()\n    make_client().send()\n    Cache(size=1).get('z')\n",
     );
     let index = Index::open(dir.path()).unwrap();
@@ -1580,6 +1582,8 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
             ("Service.fresh", "Cache.get", "call/typed"),
             ("Service.fresh", "Service", "call/self"), // self.__class__()
             ("Service.run", "Cache.get", "call/typed"),
+            // What the base class of the same file puts in `self.client`.
+            ("View.go", "Client.close", "call/typed"),
             ("Service.run", "Client.close", "call/typed"),
             ("Service.run", "Client.send", "call/typed"),
             ("Service.run", "Event.wait", "call/typed"),

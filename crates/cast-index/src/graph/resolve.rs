@@ -1527,11 +1527,25 @@ impl Catalog {
                 .map(|c| (c, How::Typed));
         }
         let typed = |class: u32| Some((self.member(class, self.name_id(name)?)?, How::Typed));
-        // `self.x.m()`: what the class's methods put in `self.x`.
+        // `self.x.m()`: what the class's methods put in `self.x`, else what a base class of
+        // the same file puts there (the facts of other files are not at hand).
         if this && let [attribute] = rest {
             let class = self.enclosing_class(scope)?;
             let target = format!("{first}.{attribute}");
-            return typed(self.class_held(file, facts, Some(class), &target, None, 0)?);
+            let mut holder = Some(class);
+            for _ in 0..4 {
+                let c = holder?;
+                if facts.by_target.contains_key(&(Some(c), target.as_str())) {
+                    return typed(self.class_held(file, facts, Some(c), &target, None, 0)?);
+                }
+                holder = self
+                    .bases
+                    .get(&c)
+                    .and_then(|bases| bases.first())
+                    .copied()
+                    .filter(|b| self.syms[*b as usize].file == file);
+            }
+            return None;
         }
         // `x.m()` with `x` a variable of an enclosing function: what it was given.
         if rest.is_empty()
