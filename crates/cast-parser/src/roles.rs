@@ -143,17 +143,13 @@ impl FileRoles {
 fn says_generated(text: &str) -> bool {
     const HEAD_LINES: usize = 12;
     const HEAD_BYTES: usize = 2048;
-    let head_end = text
-        .char_indices()
-        .filter(|&(_, c)| c == '\n')
+    let bytes = text.as_bytes();
+    let head_end = memchr::memchr_iter(b'\n', bytes)
         .nth(HEAD_LINES - 1)
-        .map_or(text.len(), |(i, _)| i)
+        .unwrap_or(bytes.len())
         .min(HEAD_BYTES);
-    let head_end = (0..=head_end)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    let head = text[..head_end].to_ascii_lowercase();
+    // A character cut at the byte limit becomes U+FFFD, which no marker holds.
+    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
     let says_do_not_edit = head.contains("do not edit") || head.contains("don't edit");
     (head.contains("code generated") && says_do_not_edit)
         || head.contains("@generated")
