@@ -61,7 +61,7 @@ use cast_parser::SymbolKind;
 use cast_parser::roles::{FileRoles, installed_package};
 use cast_workspace::Scope;
 use rustc_hash::FxHashSet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use cast_index::rows::{FileRow, SymbolNaming, SymbolRow};
 use cast_index::{RankedTable, Ranks, Snapshot, StoredFileGraph, TermTable};
@@ -128,7 +128,7 @@ const TEXT_LIMIT: usize = 400;
 const SEEDS: usize = 8;
 
 /// What a hit is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HitKind {
     Symbol,
@@ -136,7 +136,7 @@ pub enum HitKind {
 }
 
 /// The components of a hit's score (each 0 to 1 unless said) and the total.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct Scores {
     /// BM25F of the hit's own full-text row, divided by the query's best.
     pub text: f64,
@@ -182,7 +182,7 @@ impl Scores {
 }
 
 /// One search result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Hit {
     pub kind: HitKind,
     pub path: String,
@@ -241,20 +241,20 @@ impl Hit {
 }
 
 /// Symbols and files found for a query, best first.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Found {
     pub symbols: Vec<Hit>,
     pub files: Vec<Hit>,
     /// What the search looked through.
     pub searched: Searched,
     /// The patterns the search was limited to (see [`Index::find_in`]); empty: the whole tree.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scope: Vec<String>,
 }
 
 /// How much of the code base a search looked through (of its scope, when it had one): what it
 /// can say when nothing matched.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Searched {
     /// Indexed source files (parsed, not skipped).
     pub files: usize,
@@ -328,8 +328,21 @@ pub(crate) fn plural(n: usize, one: &'static str, many: &'static str) -> &'stati
     if n == 1 { one } else { many }
 }
 
+/// A search as data: what `cast find`'s flags ask, and what a `cast serve` is sent. Answered by
+/// [`crate::Queries::search`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FindOptions {
+    /// Words, an identifier, or a whole task.
+    pub query: String,
+    /// At most this many symbols (or files, with [`FindMode::Files`]); 0 reads as 1.
+    pub top: usize,
+    pub mode: FindMode,
+    /// The files searched; the whole tree by default.
+    pub scope: Scope,
+}
+
 /// What a search returns: files only, or symbols with a few files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FindMode {
     /// Symbols (at most `top`) and the best files (at most 5).
     Symbols,

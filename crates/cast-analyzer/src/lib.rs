@@ -53,7 +53,7 @@ pub use cast_parser;
 /// Which files a search covers ([`Queries::find_in`]).
 pub use cast_workspace::{Scope, ScopeError, relative_pattern};
 pub use error::{AnalyzerError, Result};
-pub use find::{FindMode, Found, Hit, HitKind, Scores, Searched};
+pub use find::{FindMode, FindOptions, Found, Hit, HitKind, Scores, Searched};
 pub use map::{LogicMap, MAX_UNPARSED, MapError, MapFile, MapOptions, MapSymbol, UnparsedFile};
 pub use queries::Queries;
 pub use show::{Reference as ShownReference, SymbolSource};

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use cast_workspace::Scope;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::find::{InScope, plural};
 use crate::reader::Reader;
@@ -32,7 +32,7 @@ const FOCUS_SYMBOLS: usize = 30;
 const FOCUS_FILES: usize = 8;
 
 /// What the map shows.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MapOptions {
     /// Tokens the rendered map may use (estimated as bytes / 4).
     pub budget: usize,
@@ -62,7 +62,7 @@ impl Default for MapOptions {
 }
 
 /// An error of the trace at a line of a shown file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MapError {
     /// 0 when the error is about the whole file.
     pub line: u32,
@@ -72,7 +72,7 @@ pub struct MapError {
 }
 
 /// A symbol in the map.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MapSymbol {
     pub kind: SymbolKind,
     pub qualname: String,
@@ -91,7 +91,7 @@ pub struct MapSymbol {
 }
 
 /// A file in the map.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MapFile {
     pub path: String,
     pub rank: f64,
@@ -110,7 +110,7 @@ pub struct MapFile {
 }
 
 /// A file of the code base that does not parse.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UnparsedFile {
     pub path: String,
     /// The first syntax error.
@@ -118,7 +118,7 @@ pub struct UnparsedFile {
 }
 
 /// The L1 map.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LogicMap {
     pub root: String,
     pub files_total: usize,
@@ -140,7 +140,7 @@ pub struct LogicMap {
     /// The task the map is focused on, if any.
     pub focus: Option<String>,
     /// The patterns of the part of the tree mapped ([`MapOptions::scope`]); empty: all of it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scope: Vec<String>,
 }
 

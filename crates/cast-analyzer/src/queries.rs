@@ -5,7 +5,7 @@ use cast_index::Index;
 use cast_workspace::Scope;
 
 use crate::Result;
-use crate::find::{FindMode, Found};
+use crate::find::{FindMode, FindOptions, Found};
 use crate::map::{LogicMap, MapOptions};
 use crate::reader::Reader;
 use crate::show::SymbolSource;
@@ -28,6 +28,17 @@ pub trait Queries {
     /// evidence is taken from them, so a narrow scope gets its own best hits, not what is left
     /// of the whole tree's.
     fn find_in(&self, query: &str, top: usize, mode: FindMode, scope: &Scope) -> Result<Found>;
+
+    /// The search `options` describe: [`Queries::find_in`] with them.
+    fn search(&self, options: &FindOptions) -> Result<Found> {
+        let FindOptions {
+            query,
+            top,
+            mode,
+            scope,
+        } = options;
+        self.find_in(query, (*top).max(1), *mode, scope)
+    }
 
     /// L1: the logic map (see [`MapOptions`]).
     fn map(&self, options: &MapOptions) -> Result<LogicMap>;

@@ -34,7 +34,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 /// One executed place: a function call or a line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Frame {
     /// The file as the trace names it.
     pub file: String,
@@ -44,7 +44,7 @@ pub struct Frame {
 }
 
 /// An error at a line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceError {
     pub file: String,
     /// 0 when the error is about the whole file (a session's refused tool call named no line).
@@ -53,7 +53,7 @@ pub struct TraceError {
 }
 
 /// What a trace says ran and failed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
     pub frames: Vec<Frame>,
     pub errors: Vec<TraceError>,

@@ -1604,3 +1604,56 @@ fn calls_on_typed_variables_and_attributes_resolve_to_the_class_methods() {
         ])
     );
 }
+
+/// What a `cast serve` sends back is the library's own answer as JSON: read back, it renders
+/// exactly as the answer it came from (scores included), and the question arrives as asked.
+#[test]
+fn answers_and_questions_come_back_the_same_from_json() {
+    use cast_analyzer::{FindOptions, Found, LogicMap, Scope};
+    let dir = copy_fixture("inventory");
+    let index = Index::open(dir.path()).unwrap();
+
+    let options = FindOptions {
+        query: "value of the stock".to_owned(),
+        top: 5,
+        mode: FindMode::Symbols,
+        scope: Scope::new(["inventory", "!inventory/report.py"]).unwrap(),
+    };
+    let sent: FindOptions =
+        serde_json::from_str(&serde_json::to_string(&options).unwrap()).unwrap();
+    assert_eq!(sent.scope.patterns(), options.scope.patterns());
+    assert!(!sent.scope.contains("inventory/report.py"));
+    let found = index.search(&sent).unwrap();
+    assert!(!found.is_empty());
+    assert_eq!(found.render(), index.search(&options).unwrap().render());
+    let back: Found = serde_json::from_str(&serde_json::to_string(&found).unwrap()).unwrap();
+    assert_eq!(back.render(), found.render());
+    assert_eq!(back.scope, found.scope);
+    assert_eq!(back.searched, found.searched);
+
+    let trace = parse_trace(
+        "Traceback (most recent call last):\n  File \"inventory/store.py\", line 20, in total_value\n    return round_money(x)\nValueError: bad\n",
+    )
+    .unwrap();
+    let options = MapOptions {
+        budget: 400,
+        trace: Some(trace),
+        focus: Some("stock value".to_owned()),
+        root_name: Some("shop".to_owned()),
+        scope: Scope::new(["inventory"]).unwrap(),
+    };
+    let sent: MapOptions = serde_json::from_str(&serde_json::to_string(&options).unwrap()).unwrap();
+    assert_eq!(sent.trace, options.trace);
+    let map = index.map(&sent).unwrap();
+    assert_eq!(map.render(), index.map(&options).unwrap().render());
+    let back: LogicMap = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+    assert_eq!(back.render(), map.render());
+    assert!(
+        back.render().starts_with("Execution map of shop"),
+        "{}",
+        back.render()
+    );
+
+    // A scope that does not compile is refused on arrival, not taken for the whole tree.
+    assert!(serde_json::from_str::<Scope>(r#"["src", ""]"#).is_err());
+}

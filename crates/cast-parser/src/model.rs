@@ -1,10 +1,10 @@
 //! The records a parse produces: symbols, imports and references.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a symbol is. Python uses `class`, `function` and `method`; HTML `element` to `block`;
 /// the tree-sitter languages the code kinds their queries name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
     /// A `class` statement (Python, JavaScript, TypeScript, Java; a Java record too).
@@ -312,7 +312,7 @@ pub struct ParsedFile {
 }
 
 /// Where and why a text does not parse (the first error a parser found).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyntaxError {
     /// The 1-based line of the error.
     pub line: u32,

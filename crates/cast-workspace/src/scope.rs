@@ -81,7 +81,8 @@ pub enum ScopeError {
 /// assert!(Scope::new(["."])?.is_whole_tree());
 /// # Ok::<(), cast_workspace::ScopeError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
 pub struct Scope {
     included: Patterns,
     excluded: Patterns,
@@ -117,6 +118,22 @@ impl Patterns {
                     .chain(folders)
                     .any(|p| self.globs.iter().any(|g| g.is_match(p)))
             })
+    }
+}
+
+/// A scope travels (to a `cast serve`, in a request) as its patterns, and is compiled again on
+/// arrival.
+impl From<Scope> for Vec<String> {
+    fn from(scope: Scope) -> Vec<String> {
+        scope.patterns
+    }
+}
+
+impl TryFrom<Vec<String>> for Scope {
+    type Error = ScopeError;
+
+    fn try_from(patterns: Vec<String>) -> Result<Scope, ScopeError> {
+        Scope::new(patterns)
     }
 }
 
