@@ -200,7 +200,7 @@ fn find_and_map_answered_by_the_server_are_as_answered_alone_and_as_current() {
         serde_json::json!({
             "version": "0.0.0",
             "root": std::fs::canonicalize(root).unwrap(),
-            "asked": {"Find": {"query": "apply a discount code", "top": 5, "files": false, "json": true}},
+            "asked": {"Find": {"query": "apply a discount code", "top": 5, "mode": "Symbols", "scope": []}},
         }),
     );
     assert!(reply.starts_with("{\"Declined\""), "{reply}");
@@ -290,6 +290,16 @@ fn clients_that_hold_their_connections_get_declined_past_the_limit() {
     }
 }
 
+/// What a stand-in server answers a search with: one symbol found.
+const SERVED_FOUND: &str = concat!(
+    r#"{"Found":{"symbols":[{"kind":"symbol","path":"from/the_server.py","line":3,"end_line":4,"#,
+    r#""symbol_kind":"function","qualname":"served","full_name":"the_server.served","signature":"def served()","#,
+    r#""doc":null,"matches":[],"past_commit":null,"score":0.5,"scores":{"text":0.5,"path":0.0,"symbols":0.0,"#,
+    r#""ident":0.0,"graph":0.0,"rank":0.0,"history":0.0,"churn":0.0,"cover":0.0,"factor":1.0,"total":0.5}}],"#,
+    r#""files":[],"searched":{"files":1,"symbols":1}}}"#,
+    "\n"
+);
+
 /// A stand-in server on the tree's socket: replies `reply` to one request and gives it back.
 fn stand_in(root: &Path, reply: &'static str) -> std::thread::JoinHandle<serde_json::Value> {
     std::fs::create_dir_all(root.join(".cast")).unwrap();
@@ -310,17 +320,19 @@ fn find_prints_what_the_server_answers_and_runs_alone_when_it_declines_or_is_gon
     let (alone, _) = find(root, "apply a discount code", true);
     assert!(!alone.is_empty());
 
-    let server = stand_in(
-        root,
-        "{\"Answer\":{\"output\":\"from the server\\n\",\"nothing_found\":false}}\n",
-    );
-    assert_eq!(
-        find(root, "apply a discount code", false),
-        ("from the server\n".to_string(), 0)
-    );
+    // The server sends back the search's result as data; the command prints it as it prints
+    // its own (here one hit, as a JSON line, with --json).
+    let server = stand_in(root, SERVED_FOUND);
+    let (served, code) = find(root, "apply a discount code", false);
+    assert_eq!(code, 0);
+    let hit: serde_json::Value = serde_json::from_str(served.trim_end()).unwrap();
+    assert_eq!(served.lines().count(), 1, "{served}");
+    assert_eq!(hit["path"], "from/the_server.py");
+    assert_eq!(hit["scores"]["total"], 0.5);
     let request = server.join().unwrap();
     assert_eq!(request["asked"]["Find"]["query"], "apply a discount code");
-    assert_eq!(request["asked"]["Find"]["json"], true);
+    assert_eq!(request["asked"]["Find"]["mode"], "Symbols");
+    assert_eq!(request["asked"]["Find"]["top"], 10);
     assert_eq!(
         request["root"].as_str().unwrap(),
         std::fs::canonicalize(root).unwrap().to_str().unwrap()
@@ -563,7 +575,7 @@ fn a_server_started_by_a_command_gives_way_to_its_executable_rebuilt() {
                 "version": "0.0.0",
                 "exe": exe,
                 "root": std::fs::canonicalize(root).unwrap(),
-                "asked": {"Find": {"query": "discount", "top": 5, "files": false, "json": true}},
+                "asked": {"Find": {"query": "discount", "top": 5, "mode": "Symbols", "scope": []}},
             }),
         )
     };

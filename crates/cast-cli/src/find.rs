@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use cast_analyzer::{FindMode, Found, Queries};
-use cast_workspace::Scope;
+use cast_analyzer::{FindMode, FindOptions, Found, Queries, Scope};
+use cast_server::{Answer, Question};
 
 use crate::{Exit, Out};
 
@@ -73,72 +73,49 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
-    let within = scope_patterns(&args.root, &args.within)?;
-    let scope = Scope::new(&within).context("--in")?;
+    let within = crate::within::scope_patterns(&args.root, &args.within)?;
+    let options = FindOptions {
+        query: args.query,
+        top: args.top,
+        mode: if args.files {
+            FindMode::Files
+        } else {
+            FindMode::Symbols
+        },
+        scope: Scope::new(&within).context("--in")?,
+    };
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
     // Not with --db (a server answers from the tree's own index), nor with --no-server.
-    let asked = crate::serve::Asked::Find {
-        query: args.query.clone(),
-        top: args.top,
-        files: args.files,
-        json: args.json,
-        within,
-    };
     let allowed = args.index.db.is_none() && args.server.allowed();
-    let unanswered = match crate::serve::ask_if(allowed, &args.root, asked) {
-        Ok(answered) => return answered.print(out),
-        Err(unanswered) => unanswered,
-    };
-    let mode = if args.files {
-        FindMode::Files
-    } else {
-        FindMode::Symbols
-    };
-    let found = crate::index::query(&args.root, args.index, |index| {
-        Ok(index.find_in(&args.query, args.top.max(1), mode, &scope)?)
-    })?;
+    let (found, unanswered) =
+        match crate::serve::ask_if(allowed, &args.root, Question::Find(options.clone())) {
+            Ok(Answer::Found(found)) => (found, None),
+            Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
+            // Not an answer to a search: the server is not of this build; ask the index.
+            Ok(Answer::Mapped(_)) => (search(&args.root, args.index, &options)?, None),
+            Err(unanswered) => (search(&args.root, args.index, &options)?, Some(unanswered)),
+        };
     let exit = write(&found, args.json, out)?;
-    if let Some(note) = nothing_note(&found, &args.query) {
+    if let Some(note) = nothing_note(&found, &options.query) {
         crate::output::warn(note);
     }
-    unanswered.start_server_if_asked_again();
+    if let Some(unanswered) = unanswered {
+        crate::serve::start_if_asked_again(&unanswered);
+    }
     Ok(exit)
 }
 
-/// `--in` patterns as [`Scope::new`] reads them, from the root: an absolute path (after `!` or
-/// not) is made relative to `root`, or refused when it is outside it.
-pub(crate) fn scope_patterns(root: &Path, within: &[String]) -> anyhow::Result<Vec<String>> {
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    within
-        .iter()
-        .map(|p| {
-            cast_workspace::relative_pattern(p, |path| {
-                // A path that exists is compared with links resolved; one that does not, as
-                // written.
-                let rel = match std::fs::canonicalize(path) {
-                    Ok(real) => real.strip_prefix(&real_root).map(Path::to_path_buf).ok(),
-                    Err(_) => path
-                        .strip_prefix(&real_root)
-                        .or_else(|_| path.strip_prefix(root))
-                        .map(Path::to_path_buf)
-                        .ok(),
-                };
-                let Some(rel) = rel else {
-                    anyhow::bail!(
-                        "--in {p}: outside the root {}; name a folder, file or glob inside it",
-                        root.display()
-                    );
-                };
-                Ok(rel
-                    .to_string_lossy()
-                    .replace(std::path::MAIN_SEPARATOR, "/"))
-            })
-        })
-        .collect()
+/// The search, answered here from the tree's index.
+fn search(
+    root: &Path,
+    index: crate::index::IndexArgs,
+    options: &FindOptions,
+) -> anyhow::Result<Found> {
+    crate::index::query(root, index, |index| Ok(index.search(options)?))
 }
 
 /// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).
-pub(crate) fn nothing_note(found: &Found, query: &str) -> Option<String> {
+fn nothing_note(found: &Found, query: &str) -> Option<String> {
     let advice = if found.searched.files == 0 && !found.scope.is_empty() {
         "check the --in paths (relative to --root)"
     } else if found.searched.files == 0 {
@@ -152,7 +129,7 @@ pub(crate) fn nothing_note(found: &Found, query: &str) -> Option<String> {
 }
 
 /// Writes what was found as `cast find` prints it; exit 1 when nothing was.
-pub(crate) fn write(found: &Found, json: bool, out: &mut Out) -> std::io::Result<Exit> {
+fn write(found: &Found, json: bool, out: &mut Out) -> std::io::Result<Exit> {
     if json {
         for h in found.symbols.iter().chain(&found.files) {
             out.json(h)?;

@@ -31,6 +31,7 @@ mod tools;
 mod trace;
 mod undo;
 mod walk_args;
+mod within;
 
 use std::process::ExitCode;
 

@@ -1,10 +1,11 @@
 //! `cast map`: L1, the logic map of a code base.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use cast_analyzer::trace::parse_trace;
 use cast_analyzer::{LogicMap, MapOptions, Queries, Scope};
+use cast_server::{Answer, Question};
 
 use crate::{Exit, Out};
 
@@ -86,41 +87,53 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         None => None,
     };
-    let within = crate::find::scope_patterns(&args.path, &args.within)?;
-    let scope = Scope::new(&within).context("--in")?;
-    // A `cast serve` of this tree answers from its open index (the same map, sooner).
-    // Not with a trace (the server maps without one), --db (it answers from the tree's own
-    // index) or --no-server.
-    let asked = crate::serve::Asked::Map {
-        budget: args.budget,
-        focus: args.focus.clone(),
-        root_name: args.path.display().to_string(),
-        json: args.json,
-        within,
-    };
-    let allowed = trace.is_none() && args.index.db.is_none() && args.server.allowed();
-    let unanswered = match crate::serve::ask_if(allowed, &args.path, asked) {
-        Ok(answered) => return answered.print(out),
-        Err(unanswered) => unanswered,
-    };
+    let within = crate::within::scope_patterns(&args.path, &args.within)?;
     let options = MapOptions {
         budget: args.budget,
         trace,
         focus: args.focus,
         root_name: None,
-        scope,
+        scope: Scope::new(&within).context("--in")?,
     };
-    let map = crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?))?;
+    // A `cast serve` of this tree answers from its open index (the same map, sooner), its
+    // header naming the root as given here. Not with a trace (it can be large; a traced map is
+    // one-off), --db (a server answers from the tree's own index) or --no-server.
+    let allowed = options.trace.is_none() && args.index.db.is_none() && args.server.allowed();
+    let asked = Question::Map(MapOptions {
+        root_name: Some(args.path.display().to_string()),
+        ..options.clone()
+    });
+    let (map, unanswered) = match crate::serve::ask_if(allowed, &args.path, asked) {
+        Ok(Answer::Mapped(map)) => (map, None),
+        Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
+        // Not an answer to a map: the server is not of this build; ask the index.
+        Ok(Answer::Found(_)) => (map_here(&args.path, args.index, &options)?, None),
+        Err(unanswered) => (
+            map_here(&args.path, args.index, &options)?,
+            Some(unanswered),
+        ),
+    };
     let exit = write(&map, args.json, out)?;
     if let Some(note) = empty_scope_note(&map) {
         crate::output::warn(note);
     }
-    unanswered.start_server_if_asked_again();
+    if let Some(unanswered) = unanswered {
+        crate::serve::start_if_asked_again(&unanswered);
+    }
     Ok(exit)
 }
 
+/// The map, worked out here from the tree's index.
+fn map_here(
+    root: &Path,
+    index: crate::index::IndexArgs,
+    options: &MapOptions,
+) -> anyhow::Result<LogicMap> {
+    crate::index::query(root, index, |index| Ok(index.map(options)?))
+}
+
 /// What `cast map` says on stderr when its --in names no indexed file (the map is then empty).
-pub(crate) fn empty_scope_note(map: &LogicMap) -> Option<String> {
+fn empty_scope_note(map: &LogicMap) -> Option<String> {
     (!map.scope.is_empty() && map.files_total == 0).then(|| {
         format!(
             "no indexed source file is in the scope ({}); check the --in paths (relative to PATH)",
@@ -130,7 +143,7 @@ pub(crate) fn empty_scope_note(map: &LogicMap) -> Option<String> {
 }
 
 /// Writes the map as `cast map` prints it.
-pub(crate) fn write(map: &LogicMap, json: bool, out: &mut Out) -> std::io::Result<Exit> {
+fn write(map: &LogicMap, json: bool, out: &mut Out) -> std::io::Result<Exit> {
     if json {
         for f in &map.files {
             out.json(f)?;

@@ -1,4 +1,5 @@
-//! The server's side: one per tree, a loop that hands each request to a thread, and when it stops.
+//! The serving side: one server per tree, a loop that hands each request to a thread of its
+//! own, what it answers, and when it stops.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -6,65 +7,137 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use cast_analyzer::{FindMode, KeptIndex, MapOptions, Queries};
+use cast_analyzer::{KeptIndex, Queries};
 use cast_workspace::StateDir;
 
-use super::{
-    Asked, LOCK, MAX_REQUEST, Reply, Request, STARTED_SERVERS, Status, build, exe, slot_dir,
-    slot_path, slot_root_path, socket_of,
+use crate::ServerError;
+use crate::protocol::{
+    LOCK, MAX_REQUEST, Question, Reply, Request, Status, build, exe, servable, socket_of,
 };
-use crate::{Exit, Out};
+#[cfg(unix)]
+use crate::slots::{take_slot, try_lock_a_while};
 
-/// How a server runs, from `cast serve`'s flags.
-pub(super) struct Options {
-    /// Stop after this long without a request.
+/// How a server runs.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// Stop after this long without a question; `None`: run until stopped.
     pub idle_exit: Option<Duration>,
-    /// Stop after declining a command of another build (which then starts its own server).
+    /// Started by a command, not by a person: takes one of the user's
+    /// [`STARTED_SERVERS`](crate::STARTED_SERVERS) slots, closes the files it inherited, and
+    /// stops after declining a command of its own executable rebuilt (whose next question then
+    /// starts a server of that build).
     pub started_by_command: bool,
 }
 
+/// What a server has to say while it runs (the caller decides where it goes: `cast serve`
+/// writes each to stderr).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// It opens (or builds, or refreshes) the tree's index before it listens.
+    Indexing(&'a Path),
+    /// It listens.
+    Listening {
+        root: &'a Path,
+        socket: &'a Path,
+        idle_exit: Option<Duration>,
+    },
+    /// A request could not be taken or answered (the server goes on).
+    RequestFailed(String),
+}
+
+impl std::fmt::Display for Event<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::Indexing(root) => write!(f, "indexing {} …", root.display()),
+            Event::Listening {
+                root,
+                socket,
+                idle_exit,
+            } => {
+                write!(
+                    f,
+                    "answering `cast find` and `cast map` for {} on {} (",
+                    root.display(),
+                    socket.display()
+                )?;
+                match idle_exit {
+                    Some(idle) => write!(
+                        f,
+                        "stops after {} without a question, or with `cast serve --stop`)",
+                        humantime::format_duration(*idle)
+                    ),
+                    None => write!(f, "Ctrl-C or `cast serve --stop` to stop)"),
+                }
+            }
+            Event::RequestFailed(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// Why a server stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
+    /// `cast serve --stop`, or a command of its own executable rebuilt asked one started by a
+    /// command.
+    Asked,
+    /// No question for this long (`--idle-exit`).
+    Idle(Duration),
+    /// Its socket was removed or replaced (`.cast/` or the tree deleted): nobody can ask it.
+    SocketGone(PathBuf),
+}
+
+impl std::fmt::Display for End {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            End::Asked => write!(f, "stopped: asked to"),
+            End::Idle(idle) => write!(
+                f,
+                "stopped: no question for {}",
+                humantime::format_duration(*idle)
+            ),
+            End::SocketGone(socket) => write!(f, "stopped: {} was removed", socket.display()),
+        }
+    }
+}
+
 #[cfg(not(unix))]
-pub(super) fn serve(_root: &Path, _options: &Options) -> anyhow::Result<Exit> {
-    anyhow::bail!("cast serve needs Unix sockets (Linux or macOS)")
+pub fn serve(
+    _root: &Path,
+    _options: &ServeOptions,
+    _events: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<End, ServerError> {
+    Err(ServerError::Unsupported)
 }
 
 /// How often an idle server looks at the clock and at its socket.
 #[cfg(unix)]
 const TICK: Duration = Duration::from_millis(500);
 
-/// Why a server stopped.
+/// Serves the tree `root` until it is stopped (see [`End`]): keeps its index open, current
+/// with the files (the kernel tells it of changes), and answers every [`Question`] of the
+/// commands of its own build on `ROOT/.cast/serve.sock` (open to its user only), up to 64 at
+/// once. One server per tree: a second is refused. `events` hears what it has to say.
 #[cfg(unix)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    /// `cast serve --stop`, or a command of another build asked one started by a command.
-    Asked,
-    /// No request for `--idle-exit`.
-    Idle,
-    /// Its socket was removed or replaced (`.cast/` or the tree deleted): nobody can ask it.
-    SocketGone,
-}
-
-#[cfg(unix)]
-pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
+pub fn serve(
+    root: &Path,
+    options: &ServeOptions,
+    events: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<End, ServerError> {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::net::{UnixListener, UnixStream};
 
     if options.started_by_command {
         close_inherited_files();
     }
-    let root = std::fs::canonicalize(root)
-        .with_context(|| format!("cannot serve {}: no such folder", root.display()))?;
-    super::servable(&root)?;
+    let root =
+        std::fs::canonicalize(root).map_err(|_| ServerError::NoSuchFolder(root.to_path_buf()))?;
+    servable(&root)?;
     let state = StateDir::of(&root);
     state.ensure()?;
     let socket = socket_of(&root);
-    std::os::unix::net::SocketAddr::from_pathname(&socket).with_context(|| {
-        format!(
-            "cannot listen on {}: a socket's path is limited to about 100 bytes",
-            socket.display()
-        )
-    })?;
+    if std::os::unix::net::SocketAddr::from_pathname(&socket).is_err() {
+        return Err(ServerError::SocketPathTooLong(socket));
+    }
     // One server per tree, also when two start at once: each takes the lock first, and holds it
     // until it ends (the kernel lets go of it with the process, however it ends).
     let lock_path = state.join(LOCK);
@@ -78,61 +151,68 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                 .open(&lock_path),
             _ => Err(err),
         })
-        .with_context(|| format!("cannot open {}", lock_path.display()))?;
+        .map_err(ServerError::io(format!(
+            "cannot open {}",
+            lock_path.display()
+        )))?;
     match try_lock_a_while(&lock) {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
-            "a server already answers for {} (or is starting; it holds {})",
-            root.display(),
-            lock_path.display()
-        ),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(ServerError::AlreadyLocked {
+                root,
+                lock: lock_path,
+            });
+        }
         Err(std::fs::TryLockError::Error(err)) => {
-            return Err(err).with_context(|| format!("cannot lock {}", lock_path.display()));
+            return Err(ServerError::io(format!(
+                "cannot lock {}",
+                lock_path.display()
+            ))(err));
         }
     }
     // A server of a build from before the lock.
     if UnixStream::connect(&socket).is_ok() {
-        anyhow::bail!(
-            "a server already answers for {} (on {})",
-            root.display(),
-            socket.display()
-        );
+        return Err(ServerError::AlreadyListening { root, socket });
     }
     // Servers that commands start are capped per user; one a person starts is theirs to count.
     let _slot = if options.started_by_command {
-        Some(take_slot(&root)?)
+        take_slot(&root)?
     } else {
         None
     };
     let exe = exe();
     let build = build(&exe);
     let kept = KeptIndex::default();
-    crate::output::warn(format!("indexing {} …", root.display()));
+    events(Event::Indexing(&root));
     kept.query(&root, |_| Ok::<_, cast_analyzer::IndexError>(()))
-        .with_context(|| format!("cannot index {}", root.display()))?;
+        .map_err(|source| ServerError::Index {
+            root: root.clone(),
+            source,
+        })?;
     // Left by a server that was killed: nobody listens on it.
     let _ = std::fs::remove_file(&socket);
-    let listener = UnixListener::bind(&socket)
-        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    let listener = UnixListener::bind(&socket).map_err(ServerError::io(format!(
+        "cannot listen on {}",
+        socket.display()
+    )))?;
     // Only its user may ask (the answers show the tree's code).
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot restrict {}", socket.display()))?;
-    let ours =
-        SocketId::of(&socket).with_context(|| format!("cannot stat {}", socket.display()))?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).map_err(
+        ServerError::io(format!("cannot restrict {}", socket.display())),
+    )?;
+    let ours = SocketId::of(&socket)
+        .map_err(ServerError::io(format!("cannot stat {}", socket.display())))?;
     // Waiting is poll's, so the loop can look at the clock and the socket between requests.
-    listener.set_nonblocking(true)?;
-    crate::output::warn(format!(
-        "answering `cast find` and `cast map` for {} on {} ({})",
-        root.display(),
-        socket.display(),
-        match options.idle_exit {
-            Some(idle) => format!(
-                "stops after {} without a question, or with `cast serve --stop`",
-                humantime::format_duration(idle)
-            ),
-            None => "Ctrl-C or `cast serve --stop` to stop".to_owned(),
-        }
-    ));
+    listener
+        .set_nonblocking(true)
+        .map_err(ServerError::io(format!(
+            "cannot listen on {}",
+            socket.display()
+        )))?;
+    events(Event::Listening {
+        root: &root,
+        socket: &socket,
+        idle_exit: options.idle_exit,
+    });
     let in_flight = InFlight::default();
     let questions = Questions::default();
     let stop = AtomicBool::new(false);
@@ -144,7 +224,9 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
             match listener.accept() {
                 Ok((stream, _)) => {
                     if let Err(err) = stream.set_nonblocking(false) {
-                        crate::output::warn(format!("cannot take a request: {err}"));
+                        events(Event::RequestFailed(format!(
+                            "cannot take a request: {err}"
+                        )));
                         continue;
                     }
                     let server = Server {
@@ -156,13 +238,16 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                         questions: &questions,
                         options,
                         stop: &stop,
+                        events,
                     };
                     dispatch(scope, server, &in_flight, stream);
                     continue;
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) => crate::output::warn(format!("cannot accept a request: {err}")),
+                Err(err) => events(Event::RequestFailed(format!(
+                    "cannot accept a request: {err}"
+                ))),
             }
             // Nothing waiting: wait for a request, at most a tick, then look around.
             let mut waiting = [rustix::event::PollFd::new(
@@ -178,36 +263,29 @@ pub(super) fn serve(root: &Path, options: &Options) -> anyhow::Result<Exit> {
                 Ok(_) | Err(rustix::io::Errno::INTR) => {}
                 // Not to spin on a poll that keeps failing.
                 Err(err) => {
-                    crate::output::warn(format!("cannot wait for a request: {err}"));
+                    events(Event::RequestFailed(format!(
+                        "cannot wait for a request: {err}"
+                    )));
                     std::thread::sleep(TICK);
                 }
             }
             if SocketId::of(&socket).ok() != Some(ours) {
-                return End::SocketGone;
+                return End::SocketGone(socket.clone());
             }
-            if options
-                .idle_exit
-                .is_some_and(|idle| questions.idle_for() >= idle)
+            if let Some(idle) = options.idle_exit
+                && questions.idle_for() >= idle
             {
-                return End::Idle;
+                return End::Idle(idle);
             }
         }
     });
     // Every request in flight is answered by now (the scope waited for them).
-    if ended != End::SocketGone && SocketId::of(&socket).ok() == Some(ours) {
+    if !matches!(ended, End::SocketGone(_)) && SocketId::of(&socket).ok() == Some(ours) {
         let _ = std::fs::remove_file(&socket);
     }
     drop(listener);
     drop(lock);
-    crate::output::warn(match ended {
-        End::Asked => "stopped: asked to".to_owned(),
-        End::Idle => format!(
-            "stopped: no question for {}",
-            humantime::format_duration(options.idle_exit.unwrap_or_default())
-        ),
-        End::SocketGone => format!("stopped: {} was removed", socket.display()),
-    });
-    Ok(Exit::Success)
+    Ok(ended)
 }
 
 /// Closes the files a server started by a command inherited beyond stdin, stdout and stderr:
@@ -228,85 +306,6 @@ fn close_inherited_files() {
     for fd in fds {
         let _ = nix::unistd::close(fd);
     }
-}
-
-/// Tries to lock `file` for a tenth of a second: a command that checks whether a lock is held
-/// takes it for an instant (flock has no test), which must not turn a server away.
-#[cfg(unix)]
-fn try_lock_a_while(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
-    let start = Instant::now();
-    loop {
-        match file.try_lock() {
-            Err(std::fs::TryLockError::WouldBlock)
-                if start.elapsed() < Duration::from_millis(100) =>
-            {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            done => return done,
-        }
-    }
-}
-
-/// One of the user's [`STARTED_SERVERS`] slots, held (locked) while the server runs; the file
-/// naming the server beside it is removed when the server ends.
-struct Slot {
-    _lock: std::fs::File,
-    named: PathBuf,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.named);
-    }
-}
-
-/// Takes one of the user's [`STARTED_SERVERS`] slots ([`slot_dir`]), and names this server
-/// beside it ([`slot_root_path`]: its process id, then `root`). Without a folder for them
-/// there is no count.
-#[cfg(unix)]
-fn take_slot(root: &Path) -> anyhow::Result<Option<Slot>> {
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::DirBuilderExt;
-    let Some(dir) = slot_dir() else {
-        return Ok(None);
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)
-        .with_context(|| format!("cannot make {}", dir.display()))?;
-    for n in 0..STARTED_SERVERS {
-        let path = slot_path(&dir, n);
-        // Read only when it exists: a slot another user made (`sudo cast …`) still locks.
-        let slot = std::fs::File::open(&path).or_else(|_| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-        });
-        if let Ok(slot) = slot
-            && try_lock_a_while(&slot).is_ok()
-        {
-            // Only for `--status --all` and `--stop --all`, which check the process id against
-            // the server's own before they trust it; a slot whose server cannot be written down
-            // still counts. Written aside and renamed, so a listing never reads half of it.
-            let named = slot_root_path(&dir, n);
-            let mut text = format!("{}\n", std::process::id()).into_bytes();
-            text.extend_from_slice(root.as_os_str().as_bytes());
-            let aside = dir.join(format!("slot-{n}.root.{}", std::process::id()));
-            if std::fs::write(&aside, text).is_err() || std::fs::rename(&aside, &named).is_err() {
-                let _ = std::fs::remove_file(&aside);
-            }
-            return Ok(Some(Slot { _lock: slot, named }));
-        }
-    }
-    anyhow::bail!(
-        "{STARTED_SERVERS} servers started by commands already run for this user (slots in {}); \
-         the commands answer on their own meanwhile (`cast serve --status --all` lists them, \
-         `--stop --all` stops them)",
-        dir.display()
-    )
 }
 
 /// A socket file's identity: a server whose socket was replaced stops.
@@ -339,8 +338,9 @@ struct Server<'a> {
     build: &'a str,
     exe: &'a Path,
     questions: &'a Questions,
-    options: &'a Options,
+    options: &'a ServeOptions,
     stop: &'a AtomicBool,
+    events: &'a (dyn Fn(Event<'_>) + Sync),
 }
 
 /// Hands `stream` to a thread of its own, so a client that connects and says nothing holds
@@ -360,7 +360,7 @@ fn dispatch<'scope>(
     };
     let answered = move |stream| {
         if let Err(err) = answer(server, stream) {
-            crate::output::warn(format!("a request failed: {err}"));
+            (server.events)(Event::RequestFailed(format!("a request failed: {err}")));
         }
     };
     // The stream goes to the thread once it runs: a spawn that fails keeps it here.
@@ -443,13 +443,13 @@ impl Default for QuestionCount {
 
 /// One question being answered, counted by [`Questions`] until dropped.
 #[cfg(unix)]
-struct Question(Arc<QuestionCount>);
+struct Answering(Arc<QuestionCount>);
 
 #[cfg(unix)]
 impl Questions {
-    fn begin(&self) -> Question {
+    fn begin(&self) -> Answering {
         self.0.being_answered.fetch_add(1, Ordering::AcqRel);
-        Question(Arc::clone(&self.0))
+        Answering(Arc::clone(&self.0))
     }
 
     fn answered(&self) -> u64 {
@@ -469,7 +469,7 @@ impl Questions {
 }
 
 #[cfg(unix)]
-impl Drop for Question {
+impl Drop for Answering {
     fn drop(&mut self) {
         // The time first: a look between the two sees the question still being answered.
         if let Ok(mut last) = self.0.last_ended.lock() {
@@ -511,6 +511,7 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
         questions,
         options,
         stop,
+        events: _,
     } = server;
     // A client that connects and says nothing does not hold the server.
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
@@ -522,13 +523,14 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
         },
         // Any build may stop it (the socket is its user's only).
         Ok(Request {
-            asked: Asked::Stop, ..
+            asked: Question::Stop,
+            ..
         }) => {
             stop.store(true, Ordering::Release);
             Reply::Stopping
         }
         Ok(Request {
-            asked: Asked::Status,
+            asked: Question::Status,
             ..
         }) => Reply::Status(Status {
             pid: std::process::id(),
@@ -567,80 +569,38 @@ fn answer(server: Server<'_>, stream: std::os::unix::net::UnixStream) -> std::io
     Ok(())
 }
 
-/// Answers as the command asking would have, from the kept index.
-fn reply(kept: &KeptIndex, root: &Path, asked: Asked) -> Reply {
-    let index_err = |err: cast_analyzer::AnalyzerError| {
-        anyhow::Error::from(err).context(format!("cannot index {}", root.display()))
-    };
-    let mut out = Out::buffer();
-    let mut note = None;
-    let written: anyhow::Result<Exit> = match asked {
-        Asked::Find {
-            query,
-            top,
-            files,
-            json,
-            within,
-        } => {
-            let mode = if files {
-                FindMode::Files
-            } else {
-                FindMode::Symbols
-            };
-            cast_workspace::Scope::new(&within)
-                .context("--in")
-                .and_then(|scope| {
-                    kept.query(root, |index| {
-                        index.find_in(&query, top.max(1), mode, &scope)
-                    })
-                    .map_err(index_err)
-                })
-                .and_then(|found| {
-                    note = crate::find::nothing_note(&found, &query);
-                    Ok(crate::find::write(&found, json, &mut out)?)
-                })
-        }
-        Asked::Map {
-            budget,
-            focus,
-            root_name,
-            json,
-            within,
-        } => cast_workspace::Scope::new(&within)
-            .context("--in")
-            .and_then(|scope| {
-                let options = MapOptions {
-                    budget,
-                    trace: None,
-                    focus,
-                    root_name: Some(root_name),
-                    scope,
-                };
-                kept.query(root, |index| index.map(&options))
-                    .map_err(index_err)
-            })
-            .and_then(|map| {
-                note = crate::map::empty_scope_note(&map);
-                Ok(crate::map::write(&map, json, &mut out)?)
-            }),
+/// Answers a question from the kept index, as the command asking would have.
+fn reply(kept: &KeptIndex, root: &Path, asked: Question) -> Reply {
+    let answered = match asked {
+        Question::Find(options) => kept
+            .query(root, |index| index.search(&options))
+            .map(Reply::Found),
+        Question::Map(options) => kept
+            .query(root, |index| index.map(&options))
+            .map(Reply::Mapped),
         // Answered in `answer`.
-        Asked::Stop => return Reply::Stopping,
-        Asked::Status => {
+        Question::Stop => return Reply::Stopping,
+        Question::Status => {
             return Reply::Declined {
                 why: "a status is not a question".to_owned(),
             };
         }
     };
-    match written {
-        Ok(exit) => Reply::Answer {
-            output: String::from_utf8_lossy(&out.into_bytes()).into_owned(),
-            nothing_found: exit == Exit::NothingOrRefused,
-            note,
-        },
-        Err(err) => Reply::Failed {
-            message: format!("{err:#}"),
-        },
+    answered.unwrap_or_else(|err| Reply::Failed {
+        message: format!("cannot index {}: {}", root.display(), chain(&err)),
+    })
+}
+
+/// An error and its sources, `: `-separated (what the command would have said).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
     }
+    text
 }
 
 #[cfg(all(test, unix))]
