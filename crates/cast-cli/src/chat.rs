@@ -38,12 +38,8 @@ pub struct Args {
     /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
-    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
-    /// applied and its result names the line and the parser's message).
-    #[arg(long)]
-    refuse_syntax_errors: bool,
     #[command(flatten)]
-    sandbox: crate::sandbox::SandboxArgs,
+    guard: crate::sandbox::GuardArgs,
     /// Run this command before finishing when files changed (`auto`: find the project's; see
     /// `cast run --help`); default: the `test_cmd` preference.
     #[arg(long, value_name = "CMD")]
@@ -81,9 +77,9 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         ..AgentConfig::default()
     };
     let agent = builder
-        .sandbox(crate::sandbox::resolve(&args.sandbox, &root)?)
+        .sandbox(crate::sandbox::resolve(&args.guard.sandbox, &root)?)
         .allow_commands(args.allow_commands)
-        .refuse_syntax_errors(args.refuse_syntax_errors)
+        .refuse_syntax_errors(args.guard.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(crate::run::preferences(memory.as_ref()))

@@ -1,6 +1,6 @@
 //! `cast find`: relevance search over symbols and files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use cast_analyzer::{FindMode, FindOptions, Found, Queries, Scope};
@@ -87,31 +87,22 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     // A `cast serve` of this tree answers from its open index (the same answer, sooner).
     // Not with --db (a server answers from the tree's own index), nor with --no-server.
     let allowed = args.index.db.is_none() && args.server.allowed();
-    let (found, unanswered) =
-        match crate::serve::ask_if(allowed, &args.root, Question::Find(options.clone())) {
-            Ok(Answer::Found(found)) => (found, None),
-            Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
-            // Not an answer to a search: the server is not of this build; ask the index.
-            Ok(Answer::Mapped(_)) => (search(&args.root, args.index, &options)?, None),
-            Err(unanswered) => (search(&args.root, args.index, &options)?, Some(unanswered)),
-        };
-    let exit = write(&found, args.json, out)?;
-    if let Some(note) = nothing_note(&found, &options.query) {
+    let found = crate::serve::answer(
+        allowed,
+        &args.root,
+        Question::Find(options.clone()),
+        |answer| match answer {
+            Answer::Found(found) => Some(found),
+            _ => None,
+        },
+        || crate::index::query(&args.root, args.index, |index| Ok(index.search(&options)?)),
+    )?;
+    let exit = write(&found.value, args.json, out)?;
+    if let Some(note) = nothing_note(&found.value, &options.query) {
         crate::output::warn(note);
     }
-    if let Some(unanswered) = unanswered {
-        crate::serve::start_if_asked_again(&unanswered);
-    }
+    found.done();
     Ok(exit)
-}
-
-/// The search, answered here from the tree's index.
-fn search(
-    root: &Path,
-    index: crate::index::IndexArgs,
-    options: &FindOptions,
-) -> anyhow::Result<Found> {
-    crate::index::query(root, index, |index| Ok(index.search(options)?))
 }
 
 /// What `cast find` says on stderr when nothing matched (stdout stays empty, as for `grep`).

@@ -1,6 +1,6 @@
 //! `cast map`: L1, the logic map of a code base.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use cast_analyzer::trace::parse_trace;
@@ -103,33 +103,22 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         root_name: Some(args.path.display().to_string()),
         ..options.clone()
     });
-    let (map, unanswered) = match crate::serve::ask_if(allowed, &args.path, asked) {
-        Ok(Answer::Mapped(map)) => (map, None),
-        Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
-        // Not an answer to a map: the server is not of this build; ask the index.
-        Ok(Answer::Found(_)) => (map_here(&args.path, args.index, &options)?, None),
-        Err(unanswered) => (
-            map_here(&args.path, args.index, &options)?,
-            Some(unanswered),
-        ),
-    };
-    let exit = write(&map, args.json, out)?;
-    if let Some(note) = empty_scope_note(&map) {
+    let map = crate::serve::answer(
+        allowed,
+        &args.path,
+        asked,
+        |answer| match answer {
+            Answer::Mapped(map) => Some(map),
+            _ => None,
+        },
+        || crate::index::query(&args.path, args.index, |index| Ok(index.map(&options)?)),
+    )?;
+    let exit = write(&map.value, args.json, out)?;
+    if let Some(note) = empty_scope_note(&map.value) {
         crate::output::warn(note);
     }
-    if let Some(unanswered) = unanswered {
-        crate::serve::start_if_asked_again(&unanswered);
-    }
+    map.done();
     Ok(exit)
-}
-
-/// The map, worked out here from the tree's index.
-fn map_here(
-    root: &Path,
-    index: crate::index::IndexArgs,
-    options: &MapOptions,
-) -> anyhow::Result<LogicMap> {
-    crate::index::query(root, index, |index| Ok(index.map(options)?))
 }
 
 /// What `cast map` says on stderr when its --in names no indexed file (the map is then empty).

@@ -23,18 +23,13 @@ pub struct Args {
     /// Offer `run_command` (confined by --sandbox).
     #[arg(long)]
     allow_commands: bool,
-    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
-    /// applied and its result names the line and the parser's message).
-    #[arg(long)]
-    refuse_syntax_errors: bool,
     #[command(flatten)]
-    sandbox: crate::sandbox::SandboxArgs,
+    guard: crate::sandbox::GuardArgs,
 }
 
 pub fn run(args: Args, _out: &mut Out) -> anyhow::Result<Exit> {
     let mut ctx = ToolContext::new(&args.root)?;
-    ctx.refuse_syntax_errors = args.refuse_syntax_errors;
-    ctx.sandbox = crate::sandbox::resolve(&args.sandbox, ctx.workspace.root())?;
+    args.guard.apply_to(&mut ctx)?;
     let registry = Registry::standard(RegistryOptions {
         commands: args.allow_commands,
     });

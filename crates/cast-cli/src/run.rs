@@ -78,12 +78,8 @@ pub struct Args {
     /// --sandbox).
     #[arg(long)]
     allow_commands: bool,
-    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
-    /// applied and its result names the line and the parser's message).
-    #[arg(long)]
-    refuse_syntax_errors: bool,
     #[command(flatten)]
-    sandbox: crate::sandbox::SandboxArgs,
+    guard: crate::sandbox::GuardArgs,
     /// Print one JSON event per line (start, thought, tool_call, tool_result, edit, final).
     #[arg(long)]
     json: bool,
@@ -248,7 +244,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         test_cmd: test_cmd_or_remembered(args.test_cmd.clone(), memory.as_ref(), &root),
         ..AgentConfig::default()
     };
-    let sandbox = crate::sandbox::resolve(&args.sandbox, &root)?;
+    let sandbox = crate::sandbox::resolve(&args.guard.sandbox, &root)?;
     if config.test_cmd.is_some()
         && let Err(err) = sandbox.check()
     {
@@ -259,7 +255,7 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let agent = builder
         .sandbox(sandbox)
         .allow_commands(args.allow_commands)
-        .refuse_syntax_errors(args.refuse_syntax_errors)
+        .refuse_syntax_errors(args.guard.refuse_syntax_errors)
         .read_only(read_only)
         .config(config)
         .preferences(preferences(memory.as_ref()))

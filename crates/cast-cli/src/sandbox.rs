@@ -27,6 +27,27 @@ pub struct SandboxArgs {
     pub sandbox: Option<SandboxMode>,
 }
 
+/// What the tools refuse and how the commands they run are confined: the flags of every
+/// command that lets a model act (`run`, `chat`, `tool`, `mcp`), declared once here.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GuardArgs {
+    /// Refuse an edit that leaves a file which parses unparseable (by default the edit is
+    /// applied and its result names the line and the parser's message).
+    #[arg(long)]
+    pub refuse_syntax_errors: bool,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+impl GuardArgs {
+    /// Sets the tools of `ctx` to refuse and confine as the flags say.
+    pub fn apply_to(&self, ctx: &mut cast_tools::ToolContext) -> anyhow::Result<()> {
+        ctx.refuse_syntax_errors = self.refuse_syntax_errors;
+        ctx.sandbox = resolve(&self.sandbox, ctx.workspace.root())?;
+        Ok(())
+    }
+}
+
 /// The sandbox for `root` from the flag, the environment and the config files.
 pub fn resolve(args: &SandboxArgs, root: &Path) -> anyhow::Result<Sandbox> {
     resolve_with(args, root, &|k| std::env::var(k).ok())

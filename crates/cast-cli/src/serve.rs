@@ -96,20 +96,55 @@ fn idle_duration(text: &str) -> Result<Duration, String> {
 /// How long a server started by a command waits for a question before it stops.
 const STARTED_IDLE_EXIT: &str = "10m";
 
-/// Asks the server of `root` when `allowed` (the command's options are ones a server
-/// answers); else, or when none answers, why not.
-pub(crate) fn ask_if(allowed: bool, root: &Path, question: Question) -> Result<Answer, Unanswered> {
-    if allowed {
+/// What `cast find` or `cast map` prints: the server's answer when one answers, else the one
+/// the command worked out itself.
+pub(crate) struct Answered<T> {
+    pub value: T,
+    /// Why no server answered, when none did.
+    unanswered: Option<Unanswered>,
+}
+
+impl<T> Answered<T> {
+    /// Once printed: a command that answered on its own may start a server for its tree (see
+    /// [`start_if_asked_again`]).
+    pub(crate) fn done(self) {
+        if let Some(unanswered) = self.unanswered {
+            start_if_asked_again(&unanswered);
+        }
+    }
+}
+
+/// The answer to `question`: the server's of `root`, when `allowed` (the command's options are
+/// ones a server answers) and one answers; else `here()`. `served` takes the answer of the
+/// kind asked for; a server's failure is the command's.
+pub(crate) fn answer<T>(
+    allowed: bool,
+    root: &Path,
+    question: Question,
+    served: impl FnOnce(Answer) -> Option<T>,
+    here: impl FnOnce() -> anyhow::Result<T>,
+) -> anyhow::Result<Answered<T>> {
+    let asked = if allowed {
         cast_server::ask(root, question)
     } else {
         Err(Unanswered::NotAsked)
-    }
+    };
+    let (value, unanswered) = match asked {
+        Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
+        Ok(answer) => match served(answer) {
+            Some(value) => (value, None),
+            // An answer of another kind: not a server to trust; answered here.
+            None => (here()?, None),
+        },
+        Err(unanswered) => (here()?, Some(unanswered)),
+    };
+    Ok(Answered { value, unanswered })
 }
 
 /// Called once a command has answered on its own: starts `cast serve` for its tree in the
 /// background when the tree was asked about again within two minutes (see
 /// [`Unanswered::start_server_if_asked_again`]), and tells a person at a terminal so.
-pub(crate) fn start_if_asked_again(unanswered: &Unanswered) {
+fn start_if_asked_again(unanswered: &Unanswered) {
     let started = unanswered.start_server_if_asked_again(|root| {
         let mut command = std::process::Command::new(std::env::current_exe()?);
         command.arg("serve").arg("--root").arg(root).args([
