@@ -177,6 +177,9 @@ impl IndexWriter<'_> {
         result
     }
 
+    /// One build or refresh: list the files, compare them with what is stored, parse and write
+    /// what changed, count, resolve and rank when the content changed, read the history, and
+    /// mark the index complete. Each phase is a method below, timed into `report.phases`.
     fn update(
         &self,
         walk: &WalkOptions,
@@ -192,13 +195,7 @@ impl IndexWriter<'_> {
             store::reset(conn).map_err(&err)?;
             report.cold = true;
         }
-
         let mut phase = Instant::now();
-        let lap = |phase: &mut Instant| {
-            let t = phase.elapsed().as_secs_f64();
-            *phase = Instant::now();
-            t
-        };
         // A new index reads the git log on a thread of its own while the files are parsed.
         let history_read = report.cold.then(|| {
             let root = self.root.to_path_buf();
@@ -220,9 +217,52 @@ impl IndexWriter<'_> {
             listed, warnings, ..
         } = listing;
         report.warnings.extend(warnings);
+        let (old, to_read) = self.compare_with_stored(listed, &mut report)?;
+        report.phases.walk = lap(&mut phase);
 
-        // The stat columns of every file come from a covering index (a no-change refresh reads
-        // nothing else); the hash and interface only of files whose stat changed.
+        let mut written = self.parse_and_write(&to_read, &old, walk, progress, &mut report)?;
+        report.phases.parse_and_write = lap(&mut phase);
+        report.deleted = self.delete_missing(&old)?;
+        if report.deleted > 0 {
+            written.structure_changed = true;
+        }
+        let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
+        self.count(content_changed, &mut report)?;
+        if content_changed {
+            self.resolve_and_rank(&written, progress, &mut phase, &mut report)?;
+            // Timed on its own: the lap since the last phase also holds freeing the catalog.
+            let started_history = Instant::now();
+            let read = match history_read {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| Err(HistoryError::Failed("git log reader panicked".into())))
+                    .map(Some),
+                None => self.read_history_if_moved().map_err(&err)?,
+            };
+            self.store_history(read, &mut report.warnings)
+                .map_err(&err)?;
+            report.phases.history = started_history.elapsed().as_secs_f64();
+        } else {
+            report.edges = meta_count(conn, "edges").map_err(&err)?;
+            report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
+        }
+        report.commits = store::commit_rows(conn).map_err(&err)?;
+        self.mark_complete(walk, watch, &digest)?;
+        report.seconds = started.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// The stored state of every file (by path), and the listed files to read: new ones, and
+    /// those whose size or mtime changed. The stat columns of every file come from a covering
+    /// index (a no-change refresh reads nothing else); the hash and interface only of files
+    /// whose stat changed.
+    fn compare_with_stored(
+        &self,
+        listed: Vec<Listed>,
+        report: &mut IndexReport,
+    ) -> Result<(rustc_hash::FxHashMap<String, OldFile>, Vec<Listed>)> {
+        let err = db_err(self.db_path);
+        let conn = self.conn;
         let mut old: rustc_hash::FxHashMap<String, OldFile> = rustc_hash::FxHashMap::default();
         old.reserve(listed.len());
         build::for_each_file_stat(conn, |id, path, size, mtime_ns| {
@@ -239,46 +279,50 @@ impl IndexWriter<'_> {
             );
         })
         .map_err(&err)?;
-
         let mut to_read: Vec<Listed> = Vec::new();
-        {
-            for item in listed {
-                let o = old.get_mut(&item.rel);
-                match o {
-                    Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
-                        o.listed = true;
-                        report.unchanged += 1;
-                    }
-                    Some(o) => {
-                        o.listed = true;
-                        // Listed by the stat scan a moment ago, in the same transaction.
-                        let indexed = build::indexed_content(conn, o.id)
-                            .and_then(|row| row.ok_or(rusqlite::Error::QueryReturnedNoRows))
-                            .map_err(&err)?;
-                        (o.hash, o.iface) = (indexed.hash, indexed.iface);
-                        to_read.push(item);
-                    }
-                    None => to_read.push(item),
+        for item in listed {
+            match old.get_mut(&item.rel) {
+                Some(o) if o.size == item.size && o.mtime_ns == item.mtime_ns => {
+                    o.listed = true;
+                    report.unchanged += 1;
                 }
+                Some(o) => {
+                    o.listed = true;
+                    // Listed by the stat scan a moment ago, in the same transaction.
+                    let indexed = build::indexed_content(conn, o.id)
+                        .and_then(|row| row.ok_or(rusqlite::Error::QueryReturnedNoRows))
+                        .map_err(&err)?;
+                    (o.hash, o.iface) = (indexed.hash, indexed.iface);
+                    to_read.push(item);
+                }
+                None => to_read.push(item),
             }
         }
+        Ok((old, to_read))
+    }
 
-        report.phases.walk = lap(&mut phase);
+    /// Reads, parses and writes `to_read`: parsed on every core, written in the listing's order
+    /// (by path), so the same tree always gets the same file and symbol ids, whichever parse
+    /// finishes first.
+    fn parse_and_write(
+        &self,
+        to_read: &[Listed],
+        old: &rustc_hash::FxHashMap<String, OldFile>,
+        walk: &WalkOptions,
+        progress: &mut dyn FnMut(Progress),
+        report: &mut IndexReport,
+    ) -> Result<Written> {
+        let err = db_err(self.db_path);
+        let conn = self.conn;
         let total = to_read.len();
         let max = walk.max_filesize.unwrap_or(DEFAULT_MAX_FILESIZE);
         let registry = self.registry;
-        let mut structure_changed = false;
-        let mut parsed_ids: Vec<i64> = Vec::new();
-        // Edges and deps of re-parsed files as they were, to tell whether the graph changed.
-        let mut old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)> = HashMap::new();
+        let mut written = Written::default();
         let writer = Writer { conn };
-
-        // Parsed on every core, written in the listing's order (by path): the same tree always
-        // gets the same file and symbol ids, whichever parse finishes first.
         let threads = rayon::current_num_threads();
         let mut done = 0;
-        let write_result: Result<()> = cast_workspace::ordered::for_each_in_order(
-            &to_read,
+        cast_workspace::ordered::for_each_in_order(
+            to_read,
             threads,
             self.memory.parse_window(),
             |item| {
@@ -316,12 +360,12 @@ impl IndexWriter<'_> {
                             report.added += 1;
                         }
                         if prev.and_then(|p| p.iface.as_ref()) != Some(&blobs.iface) {
-                            structure_changed = true;
+                            written.structure_changed = true;
                         }
                         if let Some(p) = prev {
                             let before = build::file_graph_blobs(conn, p.id).map_err(&err)?;
                             if let Some(b) = before {
-                                old_graph.insert(p.id, b);
+                                written.old_graph.insert(p.id, b);
                             }
                         }
                         let id = writer
@@ -336,14 +380,14 @@ impl IndexWriter<'_> {
                         writer
                             .write_symbols(id, Some((&file, &blobs)), prev.is_none())
                             .map_err(&err)?;
-                        parsed_ids.push(id);
+                        written.parsed_ids.push(id);
                     }
                     Outcome::Skipped { hash, reason } => {
                         report
                             .warnings
                             .push(format!("skipped {}: {reason}", item.rel));
                         if prev.is_some_and(|p| p.iface.is_some()) || prev.is_none() {
-                            structure_changed = true;
+                            written.structure_changed = true;
                         }
                         let id = writer
                             .upsert_file(prev.map(|p| p.id), item, &hash, None, Some(&reason))
@@ -355,105 +399,110 @@ impl IndexWriter<'_> {
                 }
                 Ok(())
             },
-        );
-        write_result?;
-        report.phases.parse_and_write = lap(&mut phase);
-        report.deleted = self.delete_missing(&old)?;
-        if report.deleted > 0 {
-            structure_changed = true;
-        }
-        let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
-        // Counting scans whole tables (the files' rows hold large blobs): counted when the
-        // content changed and kept in `meta`, read back otherwise (a no-change refresh is what
-        // every query pays).
+        )?;
+        Ok(written)
+    }
+
+    /// The counts of files, skipped files, symbols and roles into `report`. Counting scans
+    /// whole tables (the files' rows hold large blobs): counted when the content changed and
+    /// kept in `meta`, read back otherwise (a no-change refresh is what every query pays).
+    fn count(&self, content_changed: bool, report: &mut IndexReport) -> Result<()> {
+        let err = db_err(self.db_path);
         let stored_counts = if content_changed {
             None
         } else {
-            store::counts(conn).map_err(&err)?
+            store::counts(self.conn).map_err(&err)?
         };
         let counts = match stored_counts {
             Some(c) => c,
             None => {
-                let c = store::count_rows(conn).map_err(&err)?;
-                store::set_counts(conn, c).map_err(&err)?;
+                let c = store::count_rows(self.conn).map_err(&err)?;
+                store::set_counts(self.conn, c).map_err(&err)?;
                 c
             }
         };
         (report.files, report.skipped, report.symbols, report.roles) =
             (counts.files, counts.skipped, counts.symbols, counts.roles);
-        if content_changed {
-            let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
-            report.phases.load_catalog = lap(&mut phase);
-            let targets: Vec<i64> = if structure_changed || report.cold {
-                catalog.files.iter().map(|f| f.id).collect()
-            } else {
-                parsed_ids.clone()
-            };
-            progress(Progress::Resolving {
-                files: targets.len(),
-            });
-            // The references of a batch of files at a time, not of the whole tree: they are
-            // read twice (once per pass) but never all held at once.
-            // Files whose references resolution holds at once (a file's are decoded from its
-            // stored blob for each of the two passes): enough to keep every core busy, few
-            // enough that the whole tree's references are never in memory together.
-            let batch_size = self.memory.resolve_batch();
-            for batch in targets.chunks(batch_size) {
-                let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
-                catalog.resolve_inherits(&refs);
-            }
-            catalog.rebuild_bases();
-            let mut graph_changed = structure_changed || report.cold;
-            for batch in targets.chunks(batch_size) {
-                let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
-                report.resolved_files += refs.len();
-                let rest = catalog.resolve_rest(&refs);
-                for ((f, _), rest) in refs.iter().zip(&rest) {
-                    let edges = catalog.encode_edges(*f, rest);
-                    let deps = catalog.encode_deps(*f);
-                    let before = &old_graph.get(&catalog.files[*f as usize].id);
-                    if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
-                        graph_changed = true;
-                    }
-                    let id = catalog.files[*f as usize].id;
-                    build::set_file_graph(conn, id, &edges, &deps).map_err(&err)?;
+        Ok(())
+    }
+
+    /// Resolves the references of the files that need it (every file when a definition
+    /// changed, else the re-parsed ones), stores each file's edges and dependencies, and ranks
+    /// again when the graph changed.
+    fn resolve_and_rank(
+        &self,
+        written: &Written,
+        progress: &mut dyn FnMut(Progress),
+        phase: &mut Instant,
+        report: &mut IndexReport,
+    ) -> Result<()> {
+        let err = db_err(self.db_path);
+        let conn = self.conn;
+        let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
+        report.phases.load_catalog = lap(phase);
+        let targets: Vec<i64> = if written.structure_changed || report.cold {
+            catalog.files.iter().map(|f| f.id).collect()
+        } else {
+            written.parsed_ids.clone()
+        };
+        progress(Progress::Resolving {
+            files: targets.len(),
+        });
+        // The references of a batch of files at a time, not of the whole tree: they are read
+        // twice (once per pass) but never all held at once. A batch is enough files to keep
+        // every core busy, few enough that the whole tree's references are never in memory
+        // together.
+        let batch_size = self.memory.resolve_batch();
+        for batch in targets.chunks(batch_size) {
+            let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
+            catalog.resolve_inherits(&refs);
+        }
+        catalog.rebuild_bases();
+        let mut graph_changed = written.structure_changed || report.cold;
+        for batch in targets.chunks(batch_size) {
+            let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
+            report.resolved_files += refs.len();
+            let rest = catalog.resolve_rest(&refs);
+            for ((f, _), rest) in refs.iter().zip(&rest) {
+                let edges = catalog.encode_edges(*f, rest);
+                let deps = catalog.encode_deps(*f);
+                let before = &written.old_graph.get(&catalog.files[*f as usize].id);
+                if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
+                    graph_changed = true;
                 }
+                let id = catalog.files[*f as usize].id;
+                build::set_file_graph(conn, id, &edges, &deps).map_err(&err)?;
             }
-            report.phases.resolve = lap(&mut phase);
-            catalog.release_lookups();
-            // Same edges as before (an edit that changed no reference): the ranks, and the
-            // count of edges, stand.
-            if graph_changed {
-                progress(Progress::Ranking);
-                let ranked = rank_and_store(conn, &catalog).map_err(&err)?;
-                (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
-            } else {
-                report.edges = meta_count(conn, "edges").map_err(&err)?;
-            }
-            report.phases.rank = lap(&mut phase);
-            report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
-            store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
-            store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
-                .map_err(&err)?;
+        }
+        report.phases.resolve = lap(phase);
+        catalog.release_lookups();
+        // Same edges as before (an edit that changed no reference): the ranks, and the count
+        // of edges, stand.
+        if graph_changed {
+            progress(Progress::Ranking);
+            let ranked = rank_and_store(conn, &catalog).map_err(&err)?;
+            (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
         } else {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
-            report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
         }
-        if content_changed {
-            // Timed on its own: the lap since the last phase also holds freeing the catalog.
-            let started_history = Instant::now();
-            let read = match history_read {
-                Some(thread) => thread
-                    .join()
-                    .unwrap_or_else(|_| Err(HistoryError::Failed("git log reader panicked".into())))
-                    .map(Some),
-                None => self.read_history_if_moved().map_err(&err)?,
-            };
-            self.store_history(read, &mut report.warnings)
-                .map_err(&err)?;
-            report.phases.history = started_history.elapsed().as_secs_f64();
-        }
-        report.commits = store::commit_rows(conn).map_err(&err)?;
+        report.phases.rank = lap(phase);
+        report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
+        store::set_meta(conn, "edges", report.edges.to_string().as_bytes()).map_err(&err)?;
+        store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
+            .map_err(&err)?;
+        Ok(())
+    }
+
+    /// What the next refresh compares with (the root, the walk's options, its watch and the
+    /// listing's digest), and the mark that the index is complete.
+    fn mark_complete(
+        &self,
+        walk: &WalkOptions,
+        watch: Option<Option<Vec<u8>>>,
+        digest: &[u8],
+    ) -> Result<()> {
+        let err = db_err(self.db_path);
+        let conn = self.conn;
         store::set_meta(conn, "root", self.root.to_string_lossy().as_bytes()).map_err(&err)?;
         store::set_meta(conn, "walk", walk_text(walk).as_bytes()).map_err(&err)?;
         match watch {
@@ -469,10 +518,9 @@ impl IndexWriter<'_> {
             None => {}
         }
         // Every listed file now has its listed size and mtime in the index.
-        store::set_meta(conn, LISTING_DIGEST, &digest).map_err(&err)?;
+        store::set_meta(conn, LISTING_DIGEST, digest).map_err(&err)?;
         store::set_meta(conn, "complete", b"1").map_err(&err)?;
-        report.seconds = started.elapsed().as_secs_f64();
-        Ok(report)
+        Ok(())
     }
 
     /// The git history when `HEAD` moved since it was stored (`Ok(None)` when it did not).
@@ -537,4 +585,23 @@ fn meta_count(conn: &Connection, key: &str) -> rusqlite::Result<usize> {
         .and_then(|v| String::from_utf8(v).ok())
         .and_then(|s| s.parse().ok())
         .unwrap_or(0))
+}
+
+/// What writing the parsed files found, for resolution to use.
+#[derive(Default)]
+struct Written {
+    /// A file's interface (what it defines or exports) changed, or a file came or went: every
+    /// file's references are resolved again.
+    structure_changed: bool,
+    /// The files parsed and written.
+    parsed_ids: Vec<i64>,
+    /// Edges and deps of re-parsed files as they were, to tell whether the graph changed.
+    old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)>,
+}
+
+/// Seconds since `phase`, which restarts now.
+fn lap(phase: &mut Instant) -> f64 {
+    let t = phase.elapsed().as_secs_f64();
+    *phase = Instant::now();
+    t
 }
