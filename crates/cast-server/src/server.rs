@@ -213,12 +213,43 @@ pub fn serve(
         socket: &socket,
         idle_exit: options.idle_exit,
     });
-    let in_flight = InFlight::default();
     let questions = Questions::default();
     let stop = AtomicBool::new(false);
-    let ended = std::thread::scope(|scope| {
+    let server = Server {
+        kept: &kept,
+        root: &root,
+        socket: &socket,
+        build: &build,
+        exe: &exe,
+        questions: &questions,
+        options,
+        stop: &stop,
+        events,
+    };
+    let ended = answer_until_stopped(server, &listener, ours);
+    // Every request in flight is answered by now (the loop's scope waited for them).
+    if !matches!(ended, End::SocketGone(_)) && SocketId::of(&socket).ok() == Some(ours) {
+        let _ = std::fs::remove_file(&socket);
+    }
+    drop(listener);
+    drop(lock);
+    Ok(ended)
+}
+
+/// Takes each request as it comes and hands it to a thread of its own, and between requests
+/// looks at the clock and at the socket: why it stopped. Returns once every request in flight
+/// is answered.
+#[cfg(unix)]
+fn answer_until_stopped(
+    server: Server<'_>,
+    listener: &std::os::unix::net::UnixListener,
+    ours: SocketId,
+) -> End {
+    let events = server.events;
+    let in_flight = InFlight::default();
+    std::thread::scope(|scope| {
         loop {
-            if stop.load(Ordering::Acquire) {
+            if server.stop.load(Ordering::Acquire) {
                 return End::Asked;
             }
             match listener.accept() {
@@ -229,17 +260,6 @@ pub fn serve(
                         )));
                         continue;
                     }
-                    let server = Server {
-                        kept: &kept,
-                        root: &root,
-                        socket: &socket,
-                        build: &build,
-                        exe: &exe,
-                        questions: &questions,
-                        options,
-                        stop: &stop,
-                        events,
-                    };
                     dispatch(scope, server, &in_flight, stream);
                     continue;
                 }
@@ -251,7 +271,7 @@ pub fn serve(
             }
             // Nothing waiting: wait for a request, at most a tick, then look around.
             let mut waiting = [rustix::event::PollFd::new(
-                &listener,
+                listener,
                 rustix::event::PollFlags::IN,
             )];
             match rustix::event::Timespec::try_from(TICK)
@@ -269,23 +289,16 @@ pub fn serve(
                     std::thread::sleep(TICK);
                 }
             }
-            if SocketId::of(&socket).ok() != Some(ours) {
-                return End::SocketGone(socket.clone());
+            if SocketId::of(server.socket).ok() != Some(ours) {
+                return End::SocketGone(server.socket.to_path_buf());
             }
-            if let Some(idle) = options.idle_exit
-                && questions.idle_for() >= idle
+            if let Some(idle) = server.options.idle_exit
+                && server.questions.idle_for() >= idle
             {
                 return End::Idle(idle);
             }
         }
-    });
-    // Every request in flight is answered by now (the scope waited for them).
-    if !matches!(ended, End::SocketGone(_)) && SocketId::of(&socket).ok() == Some(ours) {
-        let _ = std::fs::remove_file(&socket);
-    }
-    drop(listener);
-    drop(lock);
-    Ok(ended)
+    })
 }
 
 /// Closes the files a server started by a command inherited beyond stdin, stdout and stderr:
