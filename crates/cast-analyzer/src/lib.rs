@@ -33,15 +33,16 @@
 // A library never prints: stdout and stderr belong to the `cast` binary (cast-cli).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod bodies;
 mod description;
 mod error;
 mod find;
 mod map;
 mod queries;
 mod reader;
+mod scope;
 mod show;
 pub mod skeleton;
+mod test_code;
 pub mod trace;
 
 pub use cast_index::{
@@ -63,4 +64,9 @@ pub use skeleton::{Skeleton, SkeletonLine};
 /// code with BPE tokenizers; good to about ±20%).
 pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
+}
+
+/// `one` for 1, else `many`: the word a count is written with.
+pub(crate) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }

@@ -13,8 +13,9 @@ use cast_parser::{SourceText, SymbolKind, SyntaxError};
 use cast_workspace::Scope;
 use serde::{Deserialize, Serialize};
 
-use crate::find::{InScope, plural};
+use crate::plural;
 use crate::reader::Reader;
+use crate::scope::InScope;
 use cast_index::RankedTable;
 use cast_index::graph::resolve::{decode_deps_raw, decode_edges_raw};
 use cast_index::rows::{FileBlob, SymbolInfo as SymInfo};
@@ -681,7 +682,7 @@ impl Reader<'_> {
         let tests_last = !options
             .focus
             .as_deref()
-            .is_some_and(crate::find::speaks_of_tests);
+            .is_some_and(crate::test_code::speaks_of_tests);
         let mut asked = first.iter().copied();
         // In a scope, its own symbols by rank (ties by id, as `best_first`): a small scope
         // would otherwise read and skip most of the tree's ranking.
@@ -730,7 +731,7 @@ impl Reader<'_> {
             };
             if from_ranking
                 && tests_last
-                && crate::find::is_test_symbol(
+                && crate::test_code::is_test_symbol(
                     file_roles.of(info.file_id),
                     &info.qualname,
                     info.decorators.as_deref(),

@@ -17,6 +17,19 @@
 //! once so a symbol's distinct terms need no set of their own (the same scores, 9 ms less per
 //! query on the standard library with site-packages). A file that cannot be read now, or is
 //! larger than [`MAX_BODY_FILE`], gives its symbols without bodies.
+//!
+//! **Why a BM25F of its own beside FTS5's.** The first stage and the history are scored by
+//! FTS5's `bm25()` in SQL. This stage cannot be: no stored table holds the bodies, and FTS5
+//! takes a term's IDF and the average row length from the table it runs on only, while here the
+//! IDF is the geometric mean of the candidates' own and the stored symbol table's (see
+//! [`Reader::score_candidate_symbols`]; an FTS5 table of the candidates, with their IDF alone,
+//! put 31 of the 40 stdlib queries' answers in the top 5 where this puts 33). Nor would this
+//! scorer serve the first stage: it would read every matching row's terms back out of the
+//! index, which FTS5 scores where they are stored, and no longer be FTS5's to the last bit.
+//! Unifying either way changes the ranking, so there are two; this one follows FTS5's formula
+//! (the column-weighted frequencies summed before saturation, [`BM25_K1`] and [`BM25_B`] as
+//! FTS5's defaults, the length over all columns), so the two differ only in the IDF and the
+//! rows they are computed over.
 
 use std::path::Path;
 
@@ -24,18 +37,11 @@ use cast_parser::SourceText;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::blend::{BM25_B, BM25_K1, BM25_MIN_IDF, MAX_BODY_FILE};
 use crate::Result;
 use crate::reader::Reader;
 use cast_index::rows::StoredSymbol;
 use cast_index::{TermTable, text};
-
-/// Files larger than this give their symbols without bodies (reading and cutting a
-/// multi-megabyte generated file would cost more than the rest of the query).
-pub const MAX_BODY_FILE: i64 = 1 << 20;
-
-/// BM25's saturation and length normalisation, FTS5's defaults.
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
 
 /// The columns of a candidate, in order: the stored table's four, then the body.
 const COLUMNS: usize = 5;
@@ -199,13 +205,13 @@ fn bm25f(
         (rows.iter().map(|r| r.len).sum::<usize>() as f64 / rows.len().max(1) as f64).max(1.0);
     let mut out = Vec::new();
     for row in rows {
-        let norm = K1 * (1.0 - B + B * row.len as f64 / average);
+        let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * row.len as f64 / average);
         let score: f64 = row
             .tf
             .iter()
             .zip(&idfs)
             .filter(|(f, _)| **f > 0.0)
-            .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
+            .map(|(f, idf)| idf * f * (BM25_K1 + 1.0) / (f + norm))
             .sum();
         if score > 0.0 {
             out.push((row.id, row.file, score));
@@ -234,7 +240,7 @@ impl Reader<'_> {
         // site-packages); the symbol table's alone 32 (24); their mean 33 (24); this 33 (25).
         // The file table's IDF ranked worse (hit@1 17 of 40 instead of 19).
         let (stored, symbols) = self.snap.doc_freqs(TermTable::Symbols, terms)?;
-        let idf = |d: f64, n: f64| ((n - d + 0.5) / (d + 0.5)).ln().max(1e-6);
+        let idf = |d: f64, n: f64| ((n - d + 0.5) / (d + 0.5)).ln().max(BM25_MIN_IDF);
         let mut scored = bm25f(&rows, query.terms(), |k, held, n| {
             let local = idf(held as f64, n as f64);
             let global = idf(
@@ -255,7 +261,7 @@ impl Reader<'_> {
     /// Every symbol of `files`, counted against the query: its stored fields, the module path
     /// of its file as context, and its own lines as the file reads now. The stored rows are read
     /// on this thread (one connection); when the query has every core to itself (a kept index,
-    /// [`Index::answer_many`], or one query with no check beside it), the files are read and
+    /// [`cast_index::Index::answer_many`], or one query with no check beside it), the files are read and
     /// cut on all cores (the cutting is most of the work).
     fn count_candidates(&self, files: &[i64], query: &Query) -> Result<Vec<Counted>> {
         let mut stored: Vec<(i64, String, i64, Vec<StoredSymbol>)> = Vec::new();
@@ -284,7 +290,7 @@ impl Reader<'_> {
     }
 }
 
-/// The symbols of one candidate file, counted (see [`Index::count_candidates`]).
+/// The symbols of one candidate file, counted (see [`Reader::count_candidates`]).
 fn count_file(
     root: &Path,
     file: i64,
