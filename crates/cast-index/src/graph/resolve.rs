@@ -351,9 +351,40 @@ impl IdMap {
     }
 }
 
+/// Which catalog this is, unique in the process: what a per-thread cache of lookups in one
+/// catalog is keyed by (see [`Catalog::nearest_module`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Generation(u64);
+
+impl Default for Generation {
+    fn default() -> Generation {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Generation(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// The modules found nearest a file, per (file, family, name), on this thread, in one catalog:
+/// the files being resolved name the same modules at many references (`os.path.join`,
+/// `os.sep`), and finding the nearest is a scan of every module with that tail. At most
+/// [`NEAREST_KEPT`] answers are kept (then it starts afresh), so it stays small.
+struct NearestCache {
+    of: Option<Generation>,
+    found: rustc_hash::FxHashMap<(u32, Family, u32), Option<u32>>,
+}
+
+const NEAREST_KEPT: usize = 1 << 14;
+
+thread_local! {
+    static NEAREST: std::cell::RefCell<NearestCache> = std::cell::RefCell::new(NearestCache {
+        of: None,
+        found: rustc_hash::FxHashMap::default(),
+    });
+}
+
 /// Everything resolution and ranking need, in memory: files, symbols, names, edges.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
+    generation: Generation,
     pub files: Vec<CatFile>,
     pub file_by_id: IdMap,
     pub syms: Vec<CatSym>,
@@ -385,7 +416,24 @@ pub(crate) struct Catalog {
     rust_crate_names: HashMap<String, String>,
 }
 
+/// Python's builtins and common exceptions: a call of one is never an in-repository edge by
+/// name. Sorted (byte order), for a binary search: it is asked of every reference by name.
 const BUILTINS: &[&str] = &[
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "Exception",
+    "ImportError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "NotImplementedError",
+    "OSError",
+    "RuntimeError",
+    "StopIteration",
+    "TypeError",
+    "ValueError",
+    "__import__",
     "abs",
     "aiter",
     "all",
@@ -456,21 +504,6 @@ const BUILTINS: &[&str] = &[
     "type",
     "vars",
     "zip",
-    "__import__",
-    "Exception",
-    "BaseException",
-    "ValueError",
-    "TypeError",
-    "KeyError",
-    "IndexError",
-    "AttributeError",
-    "RuntimeError",
-    "OSError",
-    "NotImplementedError",
-    "StopIteration",
-    "ImportError",
-    "LookupError",
-    "AssertionError",
 ];
 
 fn common_dirs(a: &str, b: &str) -> usize {
@@ -865,9 +898,32 @@ impl Catalog {
         self.module_exact.get(&(family, name)).copied()
     }
 
-    /// Among the modules `name` is a tail of, the nearest to `from`.
+    /// Among the modules `name` is a tail of, the nearest to `from` (kept for the file being
+    /// resolved on this thread: see [`NearestCache`]).
     fn nearest_module(&self, family: Family, name: &str, from: u32) -> Option<u32> {
-        let all = self.module_suffix.get(&(family, self.texts.id(name)?))?;
+        let id = self.texts.id(name)?;
+        let of = Some(self.generation);
+        let key = (from, family, id);
+        if let Some(found) = NEAREST.with_borrow(|cache| {
+            (cache.of == of)
+                .then(|| cache.found.get(&key).copied())
+                .flatten()
+        }) {
+            return found;
+        }
+        let found = self.find_nearest_module(family, name, id, from);
+        NEAREST.with_borrow_mut(|cache| {
+            if cache.of != of || cache.found.len() >= NEAREST_KEPT {
+                cache.of = of;
+                cache.found.clear();
+            }
+            cache.found.insert(key, found);
+        });
+        found
+    }
+
+    fn find_nearest_module(&self, family: Family, name: &str, id: u32, from: u32) -> Option<u32> {
+        let all = self.module_suffix.get(&(family, id))?;
         let kept: Vec<u32>;
         let cands: &[u32] = if family == Family::Python {
             kept = all
@@ -1304,7 +1360,7 @@ impl Catalog {
         } else {
             family
         };
-        if (family == Family::Python && BUILTINS.contains(&name))
+        if (family == Family::Python && BUILTINS.binary_search(&name).is_ok())
             || (methods && (name.starts_with("__") || common.is_common_method(name)))
         {
             return None;
@@ -1326,7 +1382,8 @@ impl Catalog {
 
     /// (parent + 1 or 0, line) → the symbol of `file` whose decorators or header cover the line.
     fn headers(&self, file: u32) -> HashMap<(u32, u32), u32> {
-        let mut out = HashMap::default();
+        let syms = &self.files[file as usize].syms;
+        let mut out = HashMap::with_capacity_and_hasher(syms.len() * 2, Default::default());
         for &i in &self.files[file as usize].syms {
             let s = &self.syms[i as usize];
             let parent = s.parent_plus_one;
@@ -1345,7 +1402,8 @@ impl Catalog {
         let refs = &refs.refs;
         let mut out = Vec::new();
         // Many references share a scope and a name or receiver: resolve each pair once.
-        let mut binds: HashMap<(Option<u32>, &str), Bind> = HashMap::default();
+        let mut binds: HashMap<(Option<u32>, &str), Bind> =
+            HashMap::with_capacity_and_hasher(refs.len() / 4, Default::default());
         // Keyed by line too where the receiver is a variable with facts: it holds what its last
         // assignment before the line says.
         let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> = HashMap::default();

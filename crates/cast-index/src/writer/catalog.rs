@@ -104,16 +104,22 @@ pub(super) fn load_refs(
     cat: &Catalog,
     ids: &[i64],
 ) -> rusqlite::Result<Vec<(u32, FileRefs)>> {
-    let mut out = Vec::with_capacity(ids.len());
+    use rayon::prelude::*;
+    // Read in turn (one connection), decoded on every core.
+    let mut blobs = Vec::with_capacity(ids.len());
     for id in ids {
         let Some(f) = cat.file_by_id.get(*id) else {
             continue;
         };
-        let blob = rows::file_blob(conn, *id, rows::FileBlob::Refs)?;
-        let refs = blob
-            .and_then(|b| codec::decode_refs(&b))
-            .unwrap_or_default();
-        out.push((f, refs));
+        blobs.push((f, rows::file_blob(conn, *id, rows::FileBlob::Refs)?));
     }
-    Ok(out)
+    Ok(blobs
+        .into_par_iter()
+        .map(|(f, blob)| {
+            let refs = blob
+                .and_then(|b| codec::decode_refs(&b))
+                .unwrap_or_default();
+            (f, refs)
+        })
+        .collect())
 }
