@@ -1,5 +1,5 @@
-//! Typed reads of `files`, `symbols` and `file_data` for the queries: search (`find.rs` and
-//! its second stage, `bodies.rs`), the map, `show` and the graph API (`graph.rs`); single rows,
+//! Typed reads of `files`, `symbols` and `file_data` for the queries: search (cast-analyzer's
+//! `find/`, with its second stage in `find/bodies.rs`), the map, `show` and the graph API (`graph.rs`); single rows,
 //! small sets and a few whole-table passes (given to a callback row by row where the rows are
 //! many). Each statement is written here once and gives its rows as types, never as columns
 //! read back by position at the call site. What a build writes is in `build.rs`.
