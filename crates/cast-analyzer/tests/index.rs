@@ -1614,10 +1614,9 @@ fn answers_and_questions_come_back_the_same_from_json() {
     let index = Index::open(dir.path()).unwrap();
 
     let options = FindOptions {
-        query: "value of the stock".to_owned(),
         top: 5,
-        mode: FindMode::Symbols,
         scope: Scope::new(["inventory", "!inventory/report.py"]).unwrap(),
+        ..FindOptions::new("value of the stock")
     };
     let sent: FindOptions =
         serde_json::from_str(&serde_json::to_string(&options).unwrap()).unwrap();

@@ -11,14 +11,12 @@
 //! answers there and otherwise runs as before, so a server only ever makes it faster.
 //!
 //! ```no_run
-//! use cast_analyzer::{FindMode, FindOptions, Scope};
+//! use cast_analyzer::{FindMode, FindOptions};
 //! use cast_server::{Answer, Question};
 //!
 //! let question = Question::Find(FindOptions {
-//!     query: "parse an HTTP date".to_owned(),
-//!     top: 10,
-//!     mode: FindMode::Symbols,
-//!     scope: Scope::whole_tree(),
+//!     mode: FindMode::Files,
+//!     ..FindOptions::new("parse an HTTP date")
 //! });
 //! match cast_server::ask("/src/project".as_ref(), question) {
 //!     Ok(Answer::Found(found)) => println!("{}", found.render()),

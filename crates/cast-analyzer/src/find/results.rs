@@ -218,6 +218,19 @@ pub struct FindOptions {
     pub scope: Scope,
 }
 
+impl FindOptions {
+    /// `query`'s 10 best symbols (and 5 files) in the whole tree: `cast find QUERY` without
+    /// flags. Set the fields that differ with struct update syntax.
+    pub fn new(query: impl Into<String>) -> FindOptions {
+        FindOptions {
+            query: query.into(),
+            top: 10,
+            mode: FindMode::Symbols,
+            scope: Scope::whole_tree(),
+        }
+    }
+}
+
 /// What a search returns: files only, or symbols with a few files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FindMode {
