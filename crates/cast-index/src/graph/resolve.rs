@@ -180,6 +180,15 @@ pub(crate) struct Dep {
     pub line: u32,
 }
 
+/// One file's second pass: its edges and imports of other files as they are stored, and the
+/// imports themselves.
+pub(crate) struct Resolved {
+    pub file: u32,
+    pub edges: Vec<u8>,
+    pub deps_blob: Vec<u8>,
+    pub deps: Vec<Dep>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct CatSym {
     pub id: i64,
@@ -1846,23 +1855,30 @@ impl Catalog {
         }
     }
 
-    /// The second pass, after every file's first pass and [`Self::rebuild_bases`]: the imports
-    /// of `files` (kept) and their other edges (returned, for [`Self::encode_edges`]), in batches
-    /// as the first.
-    pub(crate) fn resolve_rest(&mut self, files: &[(u32, FileRefs)]) -> Vec<Vec<Edge>> {
+    /// The second pass, after every file's first pass and [`Self::rebuild_bases`], in batches
+    /// as the first: each file's other edges and its imports of other files, encoded as they
+    /// are stored. Reads the catalog only, so it can run while the last batch is written; its
+    /// imports are kept with [`Self::set_deps`].
+    pub(crate) fn resolve_rest(&self, files: &[(u32, FileRefs)]) -> Vec<Resolved> {
         use rayon::prelude::*;
-        let rest: Vec<(Vec<Edge>, Vec<Dep>)> = files
-            .par_iter()
-            .map(|(f, refs)| (self.resolve_refs(*f, refs, false), self.resolve_deps(*f)))
-            .collect();
         files
-            .iter()
-            .zip(rest)
-            .map(|((f, _), (edges, deps))| {
-                self.files[*f as usize].deps = deps;
-                edges
+            .par_iter()
+            .map(|(f, refs)| {
+                let edges = self.resolve_refs(*f, refs, false);
+                let deps = self.resolve_deps(*f);
+                Resolved {
+                    file: *f,
+                    edges: self.encode_edges(*f, &edges),
+                    deps_blob: self.encode_deps(&deps),
+                    deps,
+                }
             })
             .collect()
+    }
+
+    /// Keeps a file's imports of other files, as [`Self::resolve_rest`] found them.
+    pub(crate) fn set_deps(&mut self, file: u32, deps: Vec<Dep>) {
+        self.files[file as usize].deps = deps;
     }
 
     /// A file's edges as the index stores them: its inheritance edges, then `rest` (what
@@ -1885,11 +1901,10 @@ impl Catalog {
         out
     }
 
-    pub(crate) fn encode_deps(&self, file: u32) -> Vec<u8> {
-        let f = &self.files[file as usize];
-        let mut out = Vec::with_capacity(f.deps.len() * 4);
-        put_varint(&mut out, f.deps.len() as u64);
-        for d in &f.deps {
+    pub(crate) fn encode_deps(&self, deps: &[Dep]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(deps.len() * 4);
+        put_varint(&mut out, deps.len() as u64);
+        for d in deps {
             put_varint(&mut out, self.files[d.dst as usize].id as u64);
             put_varint(&mut out, u64::from(d.line));
         }

@@ -33,6 +33,8 @@ use catalog::load_refs;
 use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
+use crate::graph::resolve::Resolved;
+
 /// What a build or refresh did, for the summary line and for benchmarks.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IndexReport {
@@ -459,21 +461,35 @@ impl IndexWriter<'_> {
         }
         catalog.rebuild_bases();
         let mut graph_changed = written.structure_changed || report.cold;
+        // Each batch is resolved on the other cores while the batch before it is written here
+        // (one connection, this thread), and its references are freed there too: what is left
+        // on this thread is reading the blobs.
+        let mut resolved: Vec<Resolved> = Vec::new();
         for batch in targets.chunks(batch_size) {
             let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
             report.resolved_files += refs.len();
-            let rest = catalog.resolve_rest(&refs);
-            for ((f, _), rest) in refs.iter().zip(&rest) {
-                let edges = catalog.encode_edges(*f, rest);
-                let deps = catalog.encode_deps(*f);
-                let before = &written.old_graph.get(&catalog.files[*f as usize].id);
-                if before.is_none_or(|(e, d)| e != &edges || d != &deps) {
-                    graph_changed = true;
-                }
-                let id = catalog.files[*f as usize].id;
-                build::set_file_graph(conn, id, &edges, &deps).map_err(&err)?;
+            let cat = &catalog;
+            let (next, stored) = std::thread::scope(|scope| {
+                let resolving = scope.spawn(move || {
+                    let next = cat.resolve_rest(&refs);
+                    drop(refs);
+                    next
+                });
+                let stored = store_resolved(conn, cat, &resolved, &written.old_graph);
+                let next = resolving
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (next, stored)
+            });
+            graph_changed |= stored.map_err(&err)?;
+            resolved = next;
+            for r in &mut resolved {
+                catalog.set_deps(r.file, std::mem::take(&mut r.deps));
             }
         }
+        graph_changed |=
+            store_resolved(conn, &catalog, &resolved, &written.old_graph).map_err(&err)?;
+        drop(resolved);
         report.phases.resolve = lap(phase);
         catalog.release_lookups();
         // Same edges as before (an edit that changed no reference): the ranks, and the count
@@ -597,6 +613,29 @@ struct Written {
     parsed_ids: Vec<i64>,
     /// Edges and deps of re-parsed files as they were, to tell whether the graph changed.
     old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)>,
+}
+
+/// Writes the edges and imports of files resolved, and says whether any differs from what the
+/// file had before this build (`old_graph`: the re-parsed files'; a file absent there is new
+/// or was not re-parsed, and counts as changed).
+fn store_resolved(
+    conn: &Connection,
+    catalog: &crate::graph::resolve::Catalog,
+    resolved: &[Resolved],
+    old_graph: &HashMap<i64, (Vec<u8>, Vec<u8>)>,
+) -> rusqlite::Result<bool> {
+    let mut changed = false;
+    for r in resolved {
+        let id = catalog.files[r.file as usize].id;
+        if old_graph
+            .get(&id)
+            .is_none_or(|(e, d)| e != &r.edges || d != &r.deps_blob)
+        {
+            changed = true;
+        }
+        build::set_file_graph(conn, id, &r.edges, &r.deps_blob)?;
+    }
+    Ok(changed)
 }
 
 /// Seconds since `phase`, which restarts now.
