@@ -2,7 +2,8 @@
 
 /// The memory a build or refresh may spend on its bounded parts: SQLite's page cache while it
 /// writes (a quarter of the budget), the parse results waiting to be written in path order (two
-/// files per MiB), and the files whose references resolution decodes at once (four per MiB).
+/// files per MiB), and the files whose references resolution decodes at once (four per MiB: two
+/// batches, one resolved while the next is read).
 /// Like tantivy's writer arena, it bounds what is buffered, not what the tree is: the catalog
 /// resolution looks names up in (a few hundred bytes a symbol) and ranking's edge list (10 bytes an
 /// edge) grow with the tree, and a parse holds one file's syntax tree per core.
@@ -39,9 +40,10 @@ impl MemoryBudget {
         (self.mebibytes as usize).saturating_mul(2).clamp(16, 8192)
     }
 
-    /// Files whose references resolution decodes at once.
+    /// Files in one batch of resolution: two batches' references are decoded at once (one
+    /// resolved while the next is read).
     pub(crate) fn resolve_batch(self) -> usize {
-        (self.mebibytes as usize).saturating_mul(4).clamp(64, 16384)
+        (self.mebibytes as usize).saturating_mul(2).clamp(32, 8192)
     }
 }
 
@@ -60,7 +62,8 @@ mod tests {
         let budget = MemoryBudget::default();
         assert_eq!(budget.page_cache_kib(), 65536);
         assert_eq!(budget.parse_window(), 512);
-        assert_eq!(budget.resolve_batch(), 1024);
+        // Two batches at once: the 1,024 files' references it held before it had a budget.
+        assert_eq!(budget.resolve_batch(), 512);
     }
 
     #[test]

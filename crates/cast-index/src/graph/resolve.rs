@@ -1445,9 +1445,8 @@ impl Catalog {
                 None => match binds
                     .entry((scope, r.name.as_str()))
                     .or_insert_with(|| self.bind(file, scope, &r.name))
-                    .clone()
                 {
-                    Bind::Sym(s) => {
+                    &mut Bind::Sym(s) => {
                         let how = if self.syms[s as usize].file == file {
                             How::Local
                         } else {
@@ -1844,15 +1843,19 @@ impl Catalog {
     /// `self.method()` looks through them; [`Self::rebuild_bases`] then reads these edges. A
     /// file's inheritance edges depend on the catalog and its own references only, so the files
     /// may come in batches.
-    pub(crate) fn resolve_inherits(&mut self, files: &[(u32, FileRefs)]) {
+    /// Reads the catalog only (the edges are kept with [`Self::set_inherits`]), so a batch can
+    /// be resolved while the next one is read.
+    pub(crate) fn resolve_inherits(&self, files: &[(u32, FileRefs)]) -> Vec<(u32, Vec<Edge>)> {
         use rayon::prelude::*;
-        let inherits: Vec<Vec<Edge>> = files
+        files
             .par_iter()
-            .map(|(f, refs)| self.resolve_refs(*f, refs, true))
-            .collect();
-        for ((f, _), edges) in files.iter().zip(inherits) {
-            self.files[*f as usize].inherits = edges;
-        }
+            .map(|(f, refs)| (*f, self.resolve_refs(*f, refs, true)))
+            .collect()
+    }
+
+    /// Keeps a file's inheritance edges, as [`Self::resolve_inherits`] found them.
+    pub(crate) fn set_inherits(&mut self, file: u32, edges: Vec<Edge>) {
+        self.files[file as usize].inherits = edges;
     }
 
     /// The second pass, after every file's first pass and [`Self::rebuild_bases`], in batches

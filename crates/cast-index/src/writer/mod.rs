@@ -33,6 +33,7 @@ use catalog::load_refs;
 use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
+use crate::codec::FileRefs;
 use crate::graph::resolve::Resolved;
 
 /// What a build or refresh did, for the summary line and for benchmarks.
@@ -455,33 +456,40 @@ impl IndexWriter<'_> {
         // every core busy, few enough that the whole tree's references are never in memory
         // together.
         let batch_size = self.memory.resolve_batch();
-        for batch in targets.chunks(batch_size) {
-            let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
-            catalog.resolve_inherits(&refs);
+        // Each pass takes the files in batches; each batch is resolved on the other cores while
+        // this thread (the one connection's) reads the next and writes the last: reading and
+        // writing the blobs overlap the resolution instead of adding to it.
+        let mut batches = targets.chunks(batch_size);
+        let mut loaded = read_batch(conn, &catalog, batches.next()).map_err(&err)?;
+        while let Some(refs) = loaded.take() {
+            let cat = &catalog;
+            let (inherits, read) = std::thread::scope(|scope| {
+                let resolving = scope.spawn(move || cat.resolve_inherits(&refs));
+                let read = read_batch(conn, cat, batches.next());
+                (joined(resolving), read)
+            });
+            loaded = read.map_err(&err)?;
+            for (f, edges) in inherits {
+                catalog.set_inherits(f, edges);
+            }
         }
         catalog.rebuild_bases();
         let mut graph_changed = written.structure_changed || report.cold;
-        // Each batch is resolved on the other cores while the batch before it is written here
-        // (one connection, this thread), and its references are freed there too: what is left
-        // on this thread is reading the blobs.
+        let mut batches = targets.chunks(batch_size);
+        let mut loaded = read_batch(conn, &catalog, batches.next()).map_err(&err)?;
         let mut resolved: Vec<Resolved> = Vec::new();
-        for batch in targets.chunks(batch_size) {
-            let refs = load_refs(conn, &catalog, batch).map_err(&err)?;
+        while let Some(refs) = loaded.take() {
             report.resolved_files += refs.len();
             let cat = &catalog;
-            let (next, stored) = std::thread::scope(|scope| {
-                let resolving = scope.spawn(move || {
-                    let next = cat.resolve_rest(&refs);
-                    drop(refs);
-                    next
-                });
+            let (next, stored, read) = std::thread::scope(|scope| {
+                // The references are freed there too.
+                let resolving = scope.spawn(move || cat.resolve_rest(&refs));
                 let stored = store_resolved(conn, cat, &resolved, &written.old_graph);
-                let next = resolving
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (next, stored)
+                let read = read_batch(conn, cat, batches.next());
+                (joined(resolving), stored, read)
             });
             graph_changed |= stored.map_err(&err)?;
+            loaded = read.map_err(&err)?;
             resolved = next;
             for r in &mut resolved {
                 catalog.set_deps(r.file, std::mem::take(&mut r.deps));
@@ -613,6 +621,22 @@ struct Written {
     parsed_ids: Vec<i64>,
     /// Edges and deps of re-parsed files as they were, to tell whether the graph changed.
     old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)>,
+}
+
+/// The references of a batch of files, when there is one.
+fn read_batch(
+    conn: &Connection,
+    catalog: &crate::graph::resolve::Catalog,
+    batch: Option<&[i64]>,
+) -> rusqlite::Result<Option<Vec<(u32, FileRefs)>>> {
+    batch.map(|ids| load_refs(conn, catalog, ids)).transpose()
+}
+
+/// What a scoped thread returned; its panic goes on here.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Writes the edges and imports of files resolved, and says whether any differs from what the
