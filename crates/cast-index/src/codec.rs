@@ -262,18 +262,31 @@ pub(crate) fn encode_refs(refs: &[Reference], facts: &[TypeFact]) -> Vec<u8> {
     strings.finish(rec)
 }
 
+#[cfg(test)]
 pub(crate) fn decode_refs(data: &[u8]) -> Option<FileRefs> {
+    decode_refs_where(data, |_| true)
+}
+
+/// [`decode_refs`] keeping only the references whose kind `keep` takes (the others are read
+/// past, not built: resolution's first pass wants base classes only); every fact is kept.
+pub(crate) fn decode_refs_where(data: &[u8], keep: impl Fn(RefKind) -> bool) -> Option<FileRefs> {
     let mut r = Reader::new(data);
     let strings = read_strings(&mut r)?;
     let n = r.varint()? as usize;
     let mut refs = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
+        let kind = ref_kind_of(r.byte()?)?;
+        let (name, receiver) = (r.varint()?, r.varint()?);
+        let (line, scope) = (r.u32()?, r.varint()?);
+        if !keep(kind) {
+            continue;
+        }
         refs.push(Reference {
-            kind: ref_kind_of(r.byte()?)?,
-            name: string_at(&strings, r.varint()?)?.unwrap_or_default(),
-            receiver: string_at(&strings, r.varint()?)?,
-            line: r.u32()?,
-            scope: read_opt_index(r.varint()?),
+            kind,
+            name: string_at(&strings, name)?.unwrap_or_default(),
+            receiver: string_at(&strings, receiver)?,
+            line,
+            scope: read_opt_index(scope),
         });
     }
     let n = r.varint()? as usize;
@@ -441,7 +454,17 @@ mod tests {
                 line: 400,
             },
         ];
-        let decoded = decode_refs(&encode_refs(&refs, &facts)).unwrap();
+        let data = encode_refs(&refs, &facts);
+        // Of one kind only: those references, in order, and every fact.
+        let inherits = decode_refs_where(&data, |kind| kind == RefKind::Inherit).unwrap();
+        let wanted: Vec<Reference> = refs
+            .iter()
+            .filter(|r| r.kind == RefKind::Inherit)
+            .cloned()
+            .collect();
+        assert!(!wanted.is_empty() && wanted.len() < refs.len());
+        assert_eq!((inherits.refs, &inherits.facts), (wanted, &facts));
+        let decoded = decode_refs(&data).unwrap();
         assert_eq!((decoded.refs, decoded.facts), (refs, facts));
     }
 

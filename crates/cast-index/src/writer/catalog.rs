@@ -99,10 +99,12 @@ pub(super) fn rust_crate_names(
     names
 }
 
+/// The stored references of the files `ids` (with `only`, of that kind only) and every fact.
 pub(super) fn load_refs(
     conn: &Connection,
     cat: &Catalog,
     ids: &[i64],
+    only: Option<cast_parser::RefKind>,
 ) -> rusqlite::Result<Vec<(u32, FileRefs)>> {
     use rayon::prelude::*;
     // Read in turn (one connection), decoded on every core.
@@ -117,7 +119,7 @@ pub(super) fn load_refs(
         .into_par_iter()
         .map(|(f, blob)| {
             let refs = blob
-                .and_then(|b| codec::decode_refs(&b))
+                .and_then(|b| codec::decode_refs_where(&b, |kind| only.is_none_or(|o| o == kind)))
                 .unwrap_or_default();
             (f, refs)
         })

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use cast_parser::{DEFAULT_MAX_FILESIZE, Registry, WalkOptions};
+use cast_parser::{DEFAULT_MAX_FILESIZE, RefKind, Registry, WalkOptions};
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -458,14 +458,16 @@ impl IndexWriter<'_> {
         let batch_size = self.memory.resolve_batch();
         // Each pass takes the files in batches; each batch is resolved on the other cores while
         // this thread (the one connection's) reads the next and writes the last: reading and
-        // writing the blobs overlap the resolution instead of adding to it.
+        // writing the blobs overlap the resolution instead of adding to it. The first pass
+        // resolves base classes only, so only those references are built.
         let mut batches = targets.chunks(batch_size);
-        let mut loaded = read_batch(conn, &catalog, batches.next()).map_err(&err)?;
+        let mut loaded =
+            read_batch(conn, &catalog, batches.next(), Some(RefKind::Inherit)).map_err(&err)?;
         while let Some(refs) = loaded.take() {
             let cat = &catalog;
             let (inherits, read) = std::thread::scope(|scope| {
                 let resolving = scope.spawn(move || cat.resolve_inherits(&refs));
-                let read = read_batch(conn, cat, batches.next());
+                let read = read_batch(conn, cat, batches.next(), Some(RefKind::Inherit));
                 (joined(resolving), read)
             });
             loaded = read.map_err(&err)?;
@@ -476,7 +478,7 @@ impl IndexWriter<'_> {
         catalog.rebuild_bases();
         let mut graph_changed = written.structure_changed || report.cold;
         let mut batches = targets.chunks(batch_size);
-        let mut loaded = read_batch(conn, &catalog, batches.next()).map_err(&err)?;
+        let mut loaded = read_batch(conn, &catalog, batches.next(), None).map_err(&err)?;
         let mut resolved: Vec<Resolved> = Vec::new();
         while let Some(refs) = loaded.take() {
             report.resolved_files += refs.len();
@@ -485,7 +487,7 @@ impl IndexWriter<'_> {
                 // The references are freed there too.
                 let resolving = scope.spawn(move || cat.resolve_rest(&refs));
                 let stored = store_resolved(conn, cat, &resolved, &written.old_graph);
-                let read = read_batch(conn, cat, batches.next());
+                let read = read_batch(conn, cat, batches.next(), None);
                 (joined(resolving), stored, read)
             });
             graph_changed |= stored.map_err(&err)?;
@@ -623,13 +625,16 @@ struct Written {
     old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)>,
 }
 
-/// The references of a batch of files, when there is one.
+/// The references of a batch of files (with `only`, of that kind only), when there is one.
 fn read_batch(
     conn: &Connection,
     catalog: &crate::graph::resolve::Catalog,
     batch: Option<&[i64]>,
+    only: Option<cast_parser::RefKind>,
 ) -> rusqlite::Result<Option<Vec<(u32, FileRefs)>>> {
-    batch.map(|ids| load_refs(conn, catalog, ids)).transpose()
+    batch
+        .map(|ids| load_refs(conn, catalog, ids, only))
+        .transpose()
 }
 
 /// What a scoped thread returned; its panic goes on here.
