@@ -88,9 +88,8 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     // Not with --db (a server answers from the tree's own index), nor with --no-server.
     let allowed = args.index.db.is_none() && args.server.allowed();
     let found = crate::serve::answer(
-        allowed,
         &args.root,
-        Question::Find(options.clone()),
+        allowed.then(|| Question::Find(options.clone())),
         |answer| match answer {
             Answer::Found(found) => Some(found),
             _ => None,

@@ -99,12 +99,13 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     // header naming the root as given here. Not with a trace (it can be large; a traced map is
     // one-off), --db (a server answers from the tree's own index) or --no-server.
     let allowed = options.trace.is_none() && args.index.db.is_none() && args.server.allowed();
-    let asked = Question::Map(MapOptions {
-        root_name: Some(args.path.display().to_string()),
-        ..options.clone()
+    let asked = allowed.then(|| {
+        Question::Map(MapOptions {
+            root_name: Some(args.path.display().to_string()),
+            ..options.clone()
+        })
     });
     let map = crate::serve::answer(
-        allowed,
         &args.path,
         asked,
         |answer| match answer {

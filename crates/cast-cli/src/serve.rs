@@ -114,20 +114,18 @@ impl<T> Answered<T> {
     }
 }
 
-/// The answer to `question`: the server's of `root`, when `allowed` (the command's options are
-/// ones a server answers) and one answers; else `here()`. `served` takes the answer of the
-/// kind asked for; a server's failure is the command's.
+/// The answer to `question`: the server's of `root`, when there is a question (none: the
+/// command's options are ones a server does not answer) and a server answers; else `here()`.
+/// `served` takes the answer of the kind asked for; a server's failure is the command's.
 pub(crate) fn answer<T>(
-    allowed: bool,
     root: &Path,
-    question: Question,
+    question: Option<Question>,
     served: impl FnOnce(Answer) -> Option<T>,
     here: impl FnOnce() -> anyhow::Result<T>,
 ) -> anyhow::Result<Answered<T>> {
-    let asked = if allowed {
-        cast_server::ask(root, question)
-    } else {
-        Err(Unanswered::NotAsked)
+    let asked = match question {
+        Some(question) => cast_server::ask(root, question),
+        None => Err(Unanswered::NotAsked),
     };
     let (value, unanswered) = match asked {
         Ok(Answer::Failed(message)) => return Err(anyhow::anyhow!(message)),
