@@ -6,6 +6,11 @@
 //!
 //! * MODE `parse`: read each file and parse it with tree-sitter, nothing else (the tree is
 //!   dropped unread): the floor for any extractor built on these grammars.
+//! * MODE `walk`: parse, then visit every node once with a tree cursor: what reading the
+//!   whole tree costs over the parse.
+//! * MODE `query` (with a fourth argument, a query file): parse, then run that query over
+//!   the whole tree with one query cursor, every match consumed: what a query costs (the
+//!   query compiles before the clock starts).
 //! * MODE `tags`: the tree-sitter tagger, `tree_sitter_tags::TagsContext::generate_tags` with
 //!   the grammar crate's own tags and locals queries, every tag consumed (counted). This is
 //!   the library behind `tree-sitter tags`.
@@ -22,7 +27,9 @@
 //!
 //! `seconds` is the wall time from the start of the walk to the end of the last file; `failed`
 //! counts files that could not be read, parsed or tagged. `tags` counts every tag (definitions
-//! and references), `definitions` those marked `@definition.*`; both are 0 in parse mode.
+//! and references), `definitions` those marked `@definition.*`; both are 0 in parse mode. In
+//! walk mode they count the nodes visited and those of kind id 1; in query mode the matches
+//! and their captures.
 //!
 //! Build (its own target folder; this crate is outside CAST's workspace):
 //!
@@ -38,7 +45,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tree_sitter::{Language, Parser};
+use tree_sitter::{Language, Parser, Query, QueryCursor, StreamingIterator};
 use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
 /// One grammar of a language, the file name endings it takes, and its tagging queries.
@@ -121,8 +128,10 @@ fn grammars(lang: &str) -> Option<Vec<Grammar>> {
             "",
         )],
         "cpp" => vec![grammar(
+            // `.h` too: CAST reads a header as C++ when it holds C++ (fmt's do), and the
+            // floor gives `.h` to whichever of C and C++ it is asked for.
             &[
-                ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h++", ".c++", ".ipp",
+                ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h++", ".c++", ".ipp", ".h",
             ],
             tree_sitter_cpp::LANGUAGE.into(),
             tree_sitter_cpp::TAGS_QUERY,
@@ -205,6 +214,68 @@ fn parse(files: &[(PathBuf, usize)], grammars: &[Grammar]) -> Count {
         .reduce(|| (0, 0, 0, 0), add)
 }
 
+/// Parse, then visit every node once with a tree cursor (kind id read, nothing else): the
+/// least any extractor that looks at the whole tree can cost.
+fn walk_nodes(files: &[(PathBuf, usize)], grammars: &[Grammar]) -> Count {
+    files
+        .par_iter()
+        .map_init(Parser::new, |parser, (path, g)| {
+            let Ok(source) = std::fs::read(path) else {
+                return (0, 0, 0, 1);
+            };
+            if parser.set_language(&grammars[*g].language).is_err() {
+                return (source.len() as u64, 0, 0, 1);
+            }
+            let Some(tree) = parser.parse(&source, None) else {
+                return (source.len() as u64, 0, 0, 1);
+            };
+            let mut cursor = tree.walk();
+            let (mut nodes, mut kinds) = (0u64, 0u64);
+            'walk: loop {
+                nodes += 1;
+                kinds += u64::from(cursor.node().kind_id() == 1);
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+            (source.len() as u64, nodes, kinds, 0)
+        })
+        .reduce(|| (0, 0, 0, 0), add)
+}
+
+/// Parse, then run one query over the tree, every match and capture consumed (counted).
+fn query(files: &[(PathBuf, usize)], grammars: &[Grammar], queries: &[Query]) -> Count {
+    files
+        .par_iter()
+        .map_init(
+            || (Parser::new(), QueryCursor::new()),
+            |(parser, cursor), (path, g)| {
+                let Ok(source) = std::fs::read(path) else {
+                    return (0, 0, 0, 1);
+                };
+                if parser.set_language(&grammars[*g].language).is_err() {
+                    return (source.len() as u64, 0, 0, 1);
+                }
+                let Some(tree) = parser.parse(&source, None) else {
+                    return (source.len() as u64, 0, 0, 1);
+                };
+                let (mut found, mut captures) = (0u64, 0u64);
+                let mut matches = cursor.matches(&queries[*g], tree.root_node(), source.as_slice());
+                while let Some(m) = matches.next() {
+                    found += 1;
+                    captures += m.captures().len() as u64;
+                }
+                (source.len() as u64, found, captures, 0)
+            },
+        )
+        .reduce(|| (0, 0, 0, 0), add)
+}
+
 fn tags(files: &[(PathBuf, usize)], configs: &[TagsConfiguration]) -> Count {
     files
         .par_iter()
@@ -235,11 +306,15 @@ fn tags(files: &[(PathBuf, usize)], configs: &[TagsConfiguration]) -> Count {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [mode, lang, root] = args.as_slice() else {
-        eprintln!(
-            "usage: floor parse|tags LANG ROOT  (LANG: rust go javascript typescript java c cpp csharp ruby php)"
-        );
-        return ExitCode::from(2);
+    let (mode, lang, root, query_file) = match args.as_slice() {
+        [mode, lang, root] => (mode, lang, root, None),
+        [mode, lang, root, file] if mode == "query" => (mode, lang, root, Some(file)),
+        _ => {
+            eprintln!(
+                "usage: floor parse|walk|tags LANG ROOT, or floor query LANG ROOT QUERY.scm  (LANG: rust go javascript typescript java c cpp csharp ruby php)"
+            );
+            return ExitCode::from(2);
+        }
     };
     let Some(grammars) = grammars(lang) else {
         eprintln!("floor: unknown language {lang:?}");
@@ -259,17 +334,48 @@ fn main() -> ExitCode {
             }
         }
         configs
-    } else if mode == "parse" {
+    } else if mode == "parse" || mode == "walk" || mode == "query" {
         Vec::new()
     } else {
-        eprintln!("floor: unknown mode {mode:?}; expected parse or tags");
+        eprintln!("floor: unknown mode {mode:?}; expected parse, walk, tags or query");
         return ExitCode::from(2);
     };
+    // A query file is compiled before the clock starts, for every grammar of the language.
+    let mut queries = Vec::new();
+    if let Some(file) = query_file {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("floor: cannot read {file}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        for g in &grammars {
+            let compiling = Instant::now();
+            match Query::new(&g.language, &text) {
+                Ok(q) => {
+                    eprintln!(
+                        "floor: {file} compiled in {:.3} s",
+                        compiling.elapsed().as_secs_f64()
+                    );
+                    queries.push(q)
+                }
+                Err(e) => {
+                    eprintln!("floor: {file} does not compile: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
     let start = Instant::now();
     let mut files = Vec::new();
     walk(Path::new(root), &grammars, &mut files);
     let (bytes, tags, definitions, failed) = if mode == "tags" {
         tags(&files, &configs)
+    } else if mode == "walk" {
+        walk_nodes(&files, &grammars)
+    } else if mode == "query" {
+        query(&files, &grammars, &queries)
     } else {
         parse(&files, &grammars)
     };

@@ -215,6 +215,9 @@ impl LanguageParser for &'static TreeSitterLanguage {
 pub(crate) struct Compiled {
     pub language: Language,
     pub symbols: Query,
+    /// Where the patterns of `symbols` start (`None`: some pattern starts anywhere; the query
+    /// then runs over the whole tree).
+    pub symbol_starts: Option<crate::rooted::PatternStarts>,
     /// The first pattern of `symbols` that comes from the docs query.
     pub first_doc_pattern: usize,
     /// For each capture index of `definitions`, the kind a `@definition.KIND` capture names.
@@ -282,6 +285,7 @@ impl Compiled {
             doc: docs.capture_index_for_name("doc"),
             doc_module: docs.capture_index_for_name("doc.module"),
             doc_anchor: docs.capture_index_for_name("doc.anchor"),
+            symbol_starts: crate::rooted::PatternStarts::new(&language, &source),
             language,
             first_doc_pattern,
             symbols,

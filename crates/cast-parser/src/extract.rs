@@ -13,10 +13,10 @@ use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
 use crate::description::{Compiled, CompiledReferences, LanguageDescription, TreeSitterLanguage};
 use crate::python::count_lines;
 use crate::source::LineIndex;
-use crate::ts;
 use crate::{
     Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
 };
+use crate::{rooted, ts};
 
 /// Signatures longer than this are cut (with `…`).
 const MAX_SIGNATURE: usize = 400;
@@ -235,11 +235,11 @@ fn definitions_and_docs<'t>(
 ) -> (Vec<Def<'t>>, Docs) {
     let mut best: HashMap<(usize, usize), (usize, Def<'t>)> = HashMap::new();
     let mut doc_matches = DocMatches::default();
-    let mut matches = cursor.matches(&c.symbols, root, text.as_bytes());
-    while let Some(m) = matches.next() {
+    let starts = c.symbol_starts.as_ref();
+    rooted::for_each_match(&c.symbols, starts, cursor, root, text.as_bytes(), |m| {
         if m.pattern_index >= c.first_doc_pattern {
             doc_matches.add(c, m);
-            continue;
+            return;
         }
         let Some((node, kind)) = m.captures().iter().find_map(|cap| {
             c.definition_kinds
@@ -248,10 +248,10 @@ fn definitions_and_docs<'t>(
                 .flatten()
                 .map(|kind| (cap.node, kind))
         }) else {
-            continue;
+            return;
         };
         let Some(name) = capture(m, c.def_name) else {
-            continue;
+            return;
         };
         let def = Def {
             node,
@@ -273,7 +273,7 @@ fn definitions_and_docs<'t>(
                 best.insert(key, (m.pattern_index, def));
             }
         }
-    }
+    });
     let mut defs: Vec<Def<'t>> = best.into_values().map(|(_, def)| def).collect();
     defs.sort_by_key(|d| {
         (

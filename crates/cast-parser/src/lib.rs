@@ -69,6 +69,7 @@ mod model;
 pub mod modules;
 mod python;
 pub mod roles;
+mod rooted;
 mod source;
 mod ts;
 mod walk;
