@@ -82,6 +82,33 @@ fn text_listing_of_a_project() {
         .stdout(predicate::str::contains("notes.txt").not());
 }
 
+/// Named files and folders list in the order given, each file under the name it was given
+/// by (a folder's files joined to the folder), one listing however many roots there are.
+#[test]
+fn several_roots_list_in_the_order_given() {
+    let root = fixtures().join("project");
+    let cart = root.join("shop/cart.py");
+    let templates = root.join("templates");
+    let out = cast()
+        .arg("symbols")
+        .arg(&templates)
+        .arg(&cart)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let cart_at = text
+        .find(&format!("{}:7-20 class Cart", cart.display()))
+        .expect("the named file, by its name");
+    let template_at = text
+        .find(&format!(
+            "{}:2-7 block content",
+            templates.join("cart.html").display()
+        ))
+        .expect("the folder's file, joined to the folder");
+    assert!(template_at < cart_at, "roots in the order given:\n{text}");
+}
+
 #[test]
 fn json_rows_have_the_reference_fields_in_the_reference_order() {
     let root = fixtures().join("project");

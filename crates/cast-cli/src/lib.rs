@@ -5,6 +5,7 @@
 //!
 //! `src/main.rs` is the `cast` binary; it only installs the allocator and calls [`main`].
 
+mod allocator;
 mod apply;
 mod chat;
 mod files;
@@ -83,6 +84,8 @@ enum Command {
     Find(find::Args),
     Serve(serve::Args),
 }
+
+pub use allocator::tree_sitter_allocates_with_mimalloc;
 
 pub fn main() -> ExitCode {
     if let Some(code) = sandbox::dispatch_helper() {

@@ -115,78 +115,78 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let (mut files, mut symbols, mut skipped) = (0usize, 0usize, 0usize);
     let several_roots = args.paths.len() > 1;
-    for root in &args.paths {
-        let root_text = root.to_string_lossy();
-        // A file is shown by its path relative to the root, or, among several roots, joined
-        // to its root (a root that is a file by the root itself).
-        let root_is_file = root.is_file();
-        let shown = |rel: &str| -> String {
-            if several_roots && root_is_file {
-                root_text.clone().into_owned()
-            } else if several_roots {
-                root.join(rel).to_string_lossy().into_owned()
-            } else {
-                rel.to_owned()
-            }
-        };
-        // Sorted by relative path; each file's rows are sorted by (start_line, qualname), so
-        // the listing is in (path, start_line, qualname) order as each file is handed on.
-        let (found, walk_errors) = source_paths(root, &options, &registry);
+    // Every root's files in one list, so that the parser threads share them all (files named
+    // one by one on the command line parse in parallel too). Sorted by relative path within a
+    // root, roots in the order given; each file's rows are sorted by (start_line, qualname),
+    // so a root's listing is in (path, start_line, qualname) order as each file is handed on.
+    let mut found: Vec<(usize, Box<Path>)> = Vec::new();
+    for (index, root) in args.paths.iter().enumerate() {
+        let (paths, walk_errors) = source_paths(root, &options, &registry);
         for outcome in walk_errors {
             if let Err(err) = &outcome.result {
                 skipped += 1;
                 report_skip(&outcome.rel, err);
             }
         }
-        // Made on the parser threads: the file's text as the listing names it, and its rows.
-        let list = |rel: &Path| -> (String, Listed) {
-            let path = if root_is_file {
-                root.clone()
-            } else {
-                root.join(rel)
-            };
-            let rel = relative(root, &path);
-            let shown = if args.json {
-                String::new()
-            } else {
-                shown(&rel)
-            };
-            let listed = list_file(&registry, &args, &path, &rel, &shown, &root_text);
-            (rel, listed)
-        };
-        for_each_in_order(
-            &found,
-            threads,
-            WINDOW,
-            |rel| list(rel),
-            |_, (rel, listed)| match listed {
-                Listed::Skipped(err) => {
-                    skipped += 1;
-                    report_skip(&rel, &err);
-                    Ok(())
-                }
-                Listed::Parsed {
-                    syntax_error,
-                    lossy_utf8,
-                    rows,
-                    bytes,
-                } => {
-                    files += 1;
-                    if let Some(error) = syntax_error {
-                        warn(format_args!(
-                            "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
-                            rel, error.line, error.message
-                        ));
-                    }
-                    if lossy_utf8 {
-                        warn(format_args!("{rel}: not valid UTF-8; decoded lossily"));
-                    }
-                    symbols += rows;
-                    out.bytes(&bytes)
-                }
-            },
-        )?;
+        found.extend(paths.into_iter().map(|rel| (index, rel)));
     }
+    // Made on the parser threads: the file's text as the listing names it, and its rows.
+    let list = |(index, rel): &(usize, Box<Path>)| -> (String, Listed) {
+        let root = &args.paths[*index];
+        let root_text = root.to_string_lossy();
+        // A file is shown by its path relative to the root, or, among several roots, joined
+        // to its root (a root that is a file by the root itself).
+        let root_is_file = root.is_file();
+        let path = if root_is_file {
+            root.clone()
+        } else {
+            root.join(rel)
+        };
+        let rel = relative(root, &path);
+        let shown = if args.json {
+            String::new()
+        } else if several_roots && root_is_file {
+            root_text.clone().into_owned()
+        } else if several_roots {
+            path.to_string_lossy().into_owned()
+        } else {
+            rel.clone()
+        };
+        let listed = list_file(&registry, &args, &path, &rel, &shown, &root_text);
+        (rel, listed)
+    };
+    for_each_in_order(
+        &found,
+        threads,
+        WINDOW,
+        list,
+        |_, (rel, listed)| match listed {
+            Listed::Skipped(err) => {
+                skipped += 1;
+                report_skip(&rel, &err);
+                Ok(())
+            }
+            Listed::Parsed {
+                syntax_error,
+                lossy_utf8,
+                rows,
+                bytes,
+            } => {
+                files += 1;
+                if let Some(error) = syntax_error {
+                    warn(format_args!(
+                        "{}:{}: syntax error: {}; this file does not parse, its symbols are best effort",
+                        rel, error.line, error.message
+                    ));
+                }
+                if lossy_utf8 {
+                    warn(format_args!("{rel}: not valid UTF-8; decoded lossily"));
+                }
+                symbols += rows;
+                out.bytes(&bytes)
+            }
+        },
+    )?;
     if stderr_is_terminal() {
         warn(format_args!(
             "{symbols} symbols in {files} files ({skipped} skipped) in {:.2} s",

@@ -87,6 +87,11 @@ fn walk_sources<T: Send>(
     recorder: Option<&WatchRecorder>,
     keep: impl Fn(PathBuf) -> T + Sync,
 ) -> (Vec<T>, Vec<FileOutcome>) {
+    // A plain file named as the root is kept as the walk would keep it, without starting the
+    // walk's threads (`cast symbols` given a thousand files starts no thousand walks).
+    if recorder.is_none() && std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+        return (vec![keep(root.to_path_buf())], Vec::new());
+    }
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let mut builder = match recorder {

@@ -8,5 +8,11 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: the first thing the program does: no tree-sitter object exists yet, and no
+    // other thread.
+    #[allow(unsafe_code)]
+    unsafe {
+        cast_cli::tree_sitter_allocates_with_mimalloc()
+    };
     cast_cli::main()
 }
