@@ -32,20 +32,24 @@ in one run:
    of 12 to check by hand.
 2. Wall time and CPU time (user + system; ctags is single-threaded, cast and the floor use all
    cores), medians of --runs after one warm-up of each, so all read from the page cache. The
-   four commands alternate, one of each per run, their order rotating by one each run:
-   `cast symbols --json --no-ignore TREE > /dev/null`;
-   `ctags -R --languages=<every language cast parses> <langmaps> -f TMP/tags TREE` (a file:
-   ctags's C++ parser fails on /dev/null when it truncates its output to reparse a file), so cast
-   and ctags parse the same files, those of LANG and of any other language CAST parses in the
-   tree (counted in the report); and, for LANG's files only, the floor (bench/floor, built
-   with `CARGO_TARGET_DIR=target/floor cargo build --release --manifest-path
+   four commands read the same files, LANG's (TIMED_EXTENSIONS below: C++ takes .h here, as
+   cast reads a C++ project's headers as C++ and the floor is given .h for whichever of C
+   and C++ it is asked), and alternate, one of each per run, their order rotating by one each
+   run: `cast symbols --json --no-ignore FILE... > /dev/null` (run in TREE, paths relative);
+   `ctags --languages=<every language cast parses> <langmaps> -f TMP/tags -L LIST` (a file:
+   ctags's C++ parser fails on /dev/null when it truncates its output to reparse a file;
+   it reads a .h as C); and the floor (bench/floor, built with
+   `CARGO_TARGET_DIR=target/floor cargo build --release --manifest-path
    bench/floor/Cargo.toml`; --floor names another binary; skipped with a message when
-   absent): `floor parse LANG TREE`, tree-sitter parsing each file and nothing else, and
-   `floor tags LANG TREE`, the tree-sitter tagger (tree-sitter-tags with the grammar's own
-   tags and locals queries), every tag consumed. Ratios: cast/ctags, cast/parse, cast/tags.
-   `uptime`'s load is printed with it, and a command that exits non-zero in its warm-up is
-   named with its first line of error. Where cast reports no symbol of LANG (a cast that does
-   not parse it), its columns are left out.
+   absent), which walks TREE for the same files: `floor parse LANG TREE`, tree-sitter parsing
+   each file and nothing else, and `floor tags LANG TREE`, the tree-sitter tagger
+   (tree-sitter-tags with the grammar's own tags and locals queries, compiled before its
+   clock starts), every tag consumed. cast compiles its queries inside its time. Ratios:
+   cast/ctags, cast/parse, cast/tags. The files of other languages in the tree are counted
+   in the report and left out of every timed command. `uptime`'s load is printed with it,
+   and a command that exits non-zero in its warm-up is named with its first line of error.
+   Where cast reports no symbol of LANG (a cast that does not parse it), its columns are
+   left out.
 3. Skeletons. `cast skeleton --json` on every file of the language: skeleton bytes (the
    rendered `(Line N) text` lines) over source bytes, and on every file whether each symbol
    has a skeleton line at its start line holding its name. On three files (the ones at the 50th,
@@ -85,7 +89,9 @@ EXTENSIONS = {
     "ruby": (".rb", ".rake", ".gemspec"),
     "php": (".php",),
 }
-# The other languages `cast symbols` parses: in the timed trees too.
+# The files timed per language: C++ takes .h too (see the docstring).
+TIMED_EXTENSIONS = {**EXTENSIONS, "cpp": EXTENSIONS["cpp"] + (".h",)}
+# The other languages `cast symbols` parses: counted in the trees, not timed.
 OTHER_CAST_EXTENSIONS = {"python": (".py", ".pyi", ".pyx"), "html": (".html", ".htm")}
 CTAGS_LANGUAGE = {"rust": "Rust", "go": "Go", "javascript": "JavaScript",
                   "typescript": "TypeScript", "java": "Java", "c": "C", "cpp": "C++",
@@ -134,13 +140,14 @@ def run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False, cwd=cwd)
 
 
-def timed(cmds: dict[str, list[str]], runs: int) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+def timed(cmds: dict[str, tuple[list[str], Path | None]], runs: int) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
     """Median wall time and median CPU time (user + system) of each command over `runs` runs,
     after one warm-up of each, and each warm-up's standard output. The commands alternate:
-    each run runs every command once, the order rotated by one from the run before."""
+    each run runs every command once, the order rotated by one from the run before. A command
+    comes with the folder it runs in (None: this one)."""
     out = {}
-    for name, cmd in cmds.items():
-        proc = run(cmd)
+    for name, (cmd, cwd) in cmds.items():
+        proc = run(cmd, cwd=cwd)
         out[name] = proc.stdout.decode(errors="replace")
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
@@ -152,7 +159,8 @@ def timed(cmds: dict[str, list[str]], runs: int) -> tuple[dict[str, float], dict
         for name in names[i % len(names):] + names[:i % len(names)]:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run(cmds[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            cmd, cwd = cmds[name]
+            subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             walls[name].append(time.perf_counter() - t0)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -164,39 +172,42 @@ def timing(args: argparse.Namespace, tree: Path, lang: str, cast_parses_lang: bo
     others = collections.Counter()
     for path in language_files(tree, lang, ALL_CAST_EXTENSIONS):
         other = next(o for o, exts in {**EXTENSIONS, **OTHER_CAST_EXTENSIONS}.items() if path.name.endswith(exts))
-        if other != lang:
+        if other != lang and not path.name.endswith(TIMED_EXTENSIONS[lang]):
             others[other] += 1
-    cmds: dict[str, list[str]] = {}
+    timed_files = [str(p.relative_to(tree)) for p in language_files(tree, lang, TIMED_EXTENSIONS[lang])]
+    scratch = Path(tempfile.mkdtemp())
+    file_list = scratch / "files"
+    file_list.write_text("".join(f"{f}\n" for f in timed_files))
+    cmds: dict[str, tuple[list[str], Path | None]] = {}
     if cast_parses_lang:
-        cmds["cast symbols"] = [args.cast, "symbols", "--json", "--no-ignore", str(tree)]
+        cmds["cast symbols"] = ([args.cast, "symbols", "--json", "--no-ignore", *timed_files], tree)
     else:
         print(f"  timing: cast reports no {lang} symbol here (does this cast parse {lang}?);"
               " its columns are left out")
     # A real file, not /dev/null: ctags's C++ parser truncates its output when it parses a
     # file again (another #if branch), and fails on /dev/null.
-    tags_file = Path(tempfile.mkdtemp()) / "tags"
-    cmds["ctags -R"] = ["ctags", "-R", f"--languages={ALL_CAST_LANGUAGES}", *CTAGS_LANGMAPS,
-                        "-f", str(tags_file), str(tree)]
+    tags_file = scratch / "tags"
+    cmds["ctags"] = (["ctags", f"--languages={ALL_CAST_LANGUAGES}", *CTAGS_LANGMAPS,
+                      "-f", str(tags_file), "-L", str(file_list)], tree)
     if Path(args.floor).is_file():
-        cmds["floor parse"] = [args.floor, "parse", lang, str(tree)]
-        cmds["floor tags"] = [args.floor, "tags", lang, str(tree)]
+        cmds["floor parse"] = ([args.floor, "parse", lang, str(tree)], None)
+        cmds["floor tags"] = ([args.floor, "tags", lang, str(tree)], None)
     else:
         print(f"  timing: no floor binary at {args.floor} (build it: {FLOOR_BUILD});"
               " its columns are left out")
     load = os.getloadavg()[0]
     wall, cpu, out = timed(cmds, args.runs)
-    shutil.rmtree(tags_file.parent)
+    shutil.rmtree(scratch)
     print(f"  timing, medians of {args.runs} warm runs (the {len(cmds)} commands alternate, order rotating),"
           f" {os.cpu_count()} cores, load {load:.2f}")
     if others:
-        print("    cast and ctags also parse the tree's files of other languages: "
-              + ", ".join(f"{lang_} {n}" for lang_, n in others.most_common())
-              + f"; the floor parses only {lang}'s")
+        print(f"    timed: {len(timed_files)} files of {lang}; the tree's other files left out: "
+              + ", ".join(f"{lang_} {n}" for lang_, n in others.most_common()))
     for line in (out.get("floor parse", ""), out.get("floor tags", "")):
         if line.strip():
             print(f"    {line.strip()}")
     ratios = [("cast symbols", other, short) for other, short in
-              (("ctags -R", "ctags"), ("floor parse", "parse"), ("floor tags", "tags"))
+              (("ctags", "ctags"), ("floor parse", "parse"), ("floor tags", "tags"))
               if "cast symbols" in cmds and other in cmds]
     for title, times in (("wall time", wall), ("CPU time (user + system)", cpu)):
         print(f"  {title}: " + ", ".join(f"{name} {t:.3f} s" for name, t in times.items())
