@@ -233,12 +233,16 @@ pub(crate) struct Compiled {
 /// The reference and import queries, with their capture indexes.
 pub(crate) struct CompiledReferences {
     pub references: Query,
+    /// Where the patterns of `references` start (`None`: anywhere).
+    pub reference_starts: Option<crate::rooted::PatternStarts>,
     pub ref_call: Option<u32>,
     pub ref_inherit: Option<u32>,
     pub ref_type: Option<u32>,
     pub ref_name: Option<u32>,
     pub ref_receiver: Option<u32>,
     pub imports: Query,
+    /// Where the patterns of `imports` start (`None`: anywhere).
+    pub import_starts: Option<crate::rooted::PatternStarts>,
     pub import: Option<u32>,
     pub import_module: Option<u32>,
     pub import_name: Option<u32>,
@@ -309,6 +313,8 @@ impl CompiledReferences {
             import_alias: imports.capture_index_for_name("import.alias"),
             import_star: imports.capture_index_for_name("import.star"),
             import_tree: imports.capture_index_for_name("import.tree"),
+            reference_starts: crate::rooted::PatternStarts::new(language, d.references),
+            import_starts: crate::rooted::PatternStarts::new(language, d.imports),
             references,
             imports,
         })

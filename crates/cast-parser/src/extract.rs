@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator};
+use tree_sitter::{Node, QueryCursor, QueryMatch};
 
 use crate::description::{Compiled, CompiledReferences, LanguageDescription, TreeSitterLanguage};
 use crate::python::count_lines;
@@ -854,12 +854,10 @@ fn references(
     text: &str,
     definition_names: &HashSet<usize>,
 ) -> Vec<(usize, Reference)> {
-    let mut out: Vec<(usize, Reference)> = Vec::new();
-    // Name node → its reference in `out`: a name is read once, as a call or a base rather
-    // than as a type where several patterns match it (`Entry.new` in Ruby names a type too).
-    let mut seen: HashMap<usize, usize> = HashMap::new();
-    let mut matches = cursor.matches(&c.references, root, text.as_bytes());
-    while let Some(m) = matches.next() {
+    // Every reading of a name, then read in source order, a name's readings by pattern.
+    let mut found: Vec<(usize, usize, Node, RefKind, Option<Node>)> = Vec::new();
+    let starts = c.reference_starts.as_ref();
+    rooted::for_each_match(&c.references, starts, cursor, root, text.as_bytes(), |m| {
         let kind = if capture(m, c.ref_call).is_some() {
             RefKind::Call
         } else if capture(m, c.ref_inherit).is_some() {
@@ -867,19 +865,28 @@ fn references(
         } else if capture(m, c.ref_type).is_some() {
             RefKind::Type
         } else {
-            continue;
+            return;
         };
         let Some(name) = capture(m, c.ref_name) else {
-            continue;
+            return;
         };
         if definition_names.contains(&name.id()) {
-            continue;
+            return;
         }
+        let receiver = capture(m, c.ref_receiver);
+        found.push((name.start_byte(), m.pattern_index, name, kind, receiver));
+    });
+    found.sort_by_key(|(at, pattern, name, ..)| (*at, name.end_byte(), *pattern));
+    let mut out: Vec<(usize, Reference)> = Vec::new();
+    // Name node → its reference in `out`: a name is read once, as a call or a base rather
+    // than as a type where several patterns match it (`Entry.new` in Ruby names a type too).
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for (_, _, name, kind, receiver) in found {
         let earlier = seen.get(&name.id()).copied();
         if earlier.is_some_and(|at| !(out[at].1.kind == RefKind::Type && kind != RefKind::Type)) {
             continue;
         }
-        let receiver = capture(m, c.ref_receiver).map(|r| receiver_text(d, ts::text(r, text)));
+        let receiver = receiver.map(|r| receiver_text(d, ts::text(r, text)));
         let reference = (
             name.start_byte(),
             Reference {
@@ -939,11 +946,11 @@ fn imports(
     text: &str,
 ) -> Vec<(usize, Import)> {
     let mut out = Vec::new();
-    let mut matches = cursor.matches(&c.imports, root, text.as_bytes());
-    while let Some(m) = matches.next() {
+    let starts = c.import_starts.as_ref();
+    rooted::for_each_match(&c.imports, starts, cursor, root, text.as_bytes(), |m| {
         let Some(statement) = capture(m, c.import).or_else(|| m.captures().first().map(|c| c.node))
         else {
-            continue;
+            return;
         };
         let line = ts::start_line(statement);
         let at = statement.start_byte();
@@ -954,7 +961,7 @@ fn imports(
                 i.line = line;
                 (at, i)
             }));
-            continue;
+            return;
         }
         let module = capture(m, c.import_module)
             .map(|n| unquote(ts::text(n, text)))
@@ -966,7 +973,7 @@ fn imports(
         };
         let alias = capture(m, c.import_alias).map(|n| ts::text(n, text).to_owned());
         if module.is_empty() && name.is_none() {
-            continue;
+            return;
         }
         out.push((
             at,
@@ -979,7 +986,7 @@ fn imports(
                 scope: None,
             },
         ));
-    }
+    });
     out.sort_by_key(|(at, i)| (*at, i.line));
     // A statement that binds names (`import { a } from './m'`) also matches the module-only
     // pattern (`import './m'`); the bare module is kept only when nothing else was bound.

@@ -351,19 +351,26 @@ mod tests {
         out
     }
 
-    /// Each described language's symbol query starts only at known kinds, and finds on the
-    /// language's fixture exactly the matches the whole-tree cursor finds.
+    /// Each described language's queries (symbols, references, imports) start only at known
+    /// kinds, and find on the language's fixture exactly the matches the whole-tree cursor
+    /// finds.
     #[test]
-    fn started_at_their_kinds_the_symbol_queries_match_as_over_the_whole_tree() {
+    fn started_at_their_kinds_the_queries_match_as_over_the_whole_tree() {
         let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
         let mut checked = 0;
         for language in crate::languages::described() {
             let d = language.description();
             let compiled = language.compiled().expect("queries compile");
-            let starts = compiled
-                .symbol_starts
-                .as_ref()
-                .unwrap_or_else(|| panic!("{}: a symbol pattern starts anywhere", d.name));
+            let references = language.compiled_references().expect("queries compile");
+            let queries = [
+                ("symbols", &compiled.symbols, &compiled.symbol_starts),
+                (
+                    "references",
+                    &references.references,
+                    &references.reference_starts,
+                ),
+                ("imports", &references.imports, &references.import_starts),
+            ];
             let fixture = std::fs::read_dir(fixtures)
                 .unwrap()
                 .flatten()
@@ -376,15 +383,19 @@ mod tests {
             let Some(fixture) = fixture else { continue };
             let text = std::fs::read_to_string(&fixture).unwrap();
             let tree = crate::ts::parse(&compiled.language, d.name, &text).unwrap();
-            let whole = all_matches(&compiled.symbols, None, tree.root_node(), text.as_bytes());
-            let rooted = all_matches(
-                &compiled.symbols,
-                Some(starts),
-                tree.root_node(),
-                text.as_bytes(),
-            );
-            assert!(!whole.is_empty(), "{}: no match in {fixture:?}", d.name);
-            assert_eq!(whole, rooted, "{}: {fixture:?}", d.name);
+            for (which, query, starts) in queries {
+                let starts = starts
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{}: a {which} pattern starts anywhere", d.name));
+                let whole = all_matches(query, None, tree.root_node(), text.as_bytes());
+                let rooted = all_matches(query, Some(starts), tree.root_node(), text.as_bytes());
+                assert!(
+                    !whole.is_empty(),
+                    "{}: no {which} match in {fixture:?}",
+                    d.name
+                );
+                assert_eq!(whole, rooted, "{} {which}: {fixture:?}", d.name);
+            }
             checked += 1;
         }
         assert!(checked >= 9, "only {checked} languages had a fixture");
