@@ -85,7 +85,7 @@ enum Command {
     Serve(serve::Args),
 }
 
-pub use allocator::tree_sitter_allocates_with_mimalloc;
+pub use allocator::set_up as set_up_allocation;
 
 pub fn main() -> ExitCode {
     if let Some(code) = sandbox::dispatch_helper() {

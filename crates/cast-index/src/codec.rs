@@ -4,7 +4,7 @@
 //! decode is reported as `None` and the file is re-parsed, never trusted.
 
 use cast_parser::{Import, RefKind, Reference, TypeFact, TypeSource};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {

@@ -12,7 +12,7 @@ fn main() -> std::process::ExitCode {
     // other thread.
     #[allow(unsafe_code)]
     unsafe {
-        cast_cli::tree_sitter_allocates_with_mimalloc()
+        cast_cli::set_up_allocation()
     };
     cast_cli::main()
 }
