@@ -45,7 +45,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tree_sitter::{Language, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{Language, Parser, Query, QueryCursor, StreamingIterator, Tree};
 use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
 /// One grammar of a language, the file name endings it takes, and its tagging queries.
@@ -214,20 +214,34 @@ fn parse(files: &[(PathBuf, usize)], grammars: &[Grammar]) -> Count {
         .reduce(|| (0, 0, 0, 0), add)
 }
 
+/// A file's bytes and tree, or the count of a file that failed.
+fn read_and_parse(
+    parser: &mut Parser,
+    path: &Path,
+    grammar: &Grammar,
+) -> Result<(Vec<u8>, Tree), Count> {
+    let Ok(source) = std::fs::read(path) else {
+        return Err((0, 0, 0, 1));
+    };
+    let failed = (source.len() as u64, 0, 0, 1);
+    if parser.set_language(&grammar.language).is_err() {
+        return Err(failed);
+    }
+    match parser.parse(&source, None) {
+        Some(tree) => Ok((source, tree)),
+        None => Err(failed),
+    }
+}
+
 /// Parse, then visit every node once with a tree cursor (kind id read, nothing else): the
 /// least any extractor that looks at the whole tree can cost.
 fn walk_nodes(files: &[(PathBuf, usize)], grammars: &[Grammar]) -> Count {
     files
         .par_iter()
         .map_init(Parser::new, |parser, (path, g)| {
-            let Ok(source) = std::fs::read(path) else {
-                return (0, 0, 0, 1);
-            };
-            if parser.set_language(&grammars[*g].language).is_err() {
-                return (source.len() as u64, 0, 0, 1);
-            }
-            let Some(tree) = parser.parse(&source, None) else {
-                return (source.len() as u64, 0, 0, 1);
+            let (source, tree) = match read_and_parse(parser, path, &grammars[*g]) {
+                Ok(parsed) => parsed,
+                Err(failed) => return failed,
             };
             let mut cursor = tree.walk();
             let (mut nodes, mut kinds) = (0u64, 0u64);
@@ -255,14 +269,9 @@ fn query(files: &[(PathBuf, usize)], grammars: &[Grammar], queries: &[Query]) ->
         .map_init(
             || (Parser::new(), QueryCursor::new()),
             |(parser, cursor), (path, g)| {
-                let Ok(source) = std::fs::read(path) else {
-                    return (0, 0, 0, 1);
-                };
-                if parser.set_language(&grammars[*g].language).is_err() {
-                    return (source.len() as u64, 0, 0, 1);
-                }
-                let Some(tree) = parser.parse(&source, None) else {
-                    return (source.len() as u64, 0, 0, 1);
+                let (source, tree) = match read_and_parse(parser, path, &grammars[*g]) {
+                    Ok(parsed) => parsed,
+                    Err(failed) => return failed,
                 };
                 let (mut found, mut captures) = (0u64, 0u64);
                 let mut matches = cursor.matches(&queries[*g], tree.root_node(), source.as_slice());
