@@ -6,7 +6,7 @@ C#, Ruby and PHP, time both beside tree-sitter alone (the floor), and check skel
     e.g. python3 bench/languages.py rust=/work/corpora/ripgrep go=/work/corpora/fzf
 
 LANG is one of rust, go, javascript, typescript, java, c, cpp, csharp, ruby, php. A language's
-files are those with CAST's extensions for it (EXTENSIONS below: C takes .h, C++ does not),
+files are those with CAST's extensions for it (EXTENSIONS below: C takes .h, C++ does not, but for timing),
 hidden files and folders left out as cast leaves them (ctags -R reads hidden ones). ctags is told
 the same (a `--langmap` for every language CAST parses, CTAGS_LANGMAPS below): by default it
 reads .h as C++, and lacks .cjs, .mts, .cts, .tsx, .ipp, .rake, .gemspec, .pyi. For each tree,
