@@ -15,7 +15,7 @@
 //! no such kind: a query holding one runs over the whole tree, as before ([`PatternStarts::new`]
 //! returns `None`).
 //!
-//! ```ignore
+//! ```text
 //! let starts = PatternStarts::new(&language, source).expect("rooted patterns");
 //! for_each_match(&query, Some(&starts), &mut cursor, tree.root_node(), text, |m| { … });
 //! ```
