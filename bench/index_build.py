@@ -40,7 +40,12 @@ variant keeps its own database outside the copy (`--db`).
    samples before the exit gives the main thread's CPU and the process's (up to 20 ms before the
    end, so the last moments of the final commit are missed). main / process is the "serial
    fraction": the main thread writes the database and runs the single-threaded phases, while
-   parse and resolve run on worker threads. Median over the runs. The report's `phases` (seconds
+   parse and resolve run on worker threads (and, in a cold build, each full-text table is
+   written by a thread of its own). The sampler also reads every other thread's CPU
+   (`/proc/PID/task/TID/stat`, the last sample of each) and prints the busiest thread that has a
+   name of its own (the pools' threads carry the process's name and share their work over the
+   cores): no thread takes less wall than its own CPU, so the larger of the main thread's CPU
+   and that one's bounds a build on any number of cores. Median over the runs. The report's `phases` (seconds
    per phase, from --json) are given as the median of each phase.
 3. Database size: the db plus its WAL after a variant's last cold build, against the copy's
    source bytes (percent).
@@ -97,14 +102,27 @@ def stat_cpu(path: str) -> tuple[int, int] | None:
     return int(fields[11]) + int(fields[12]), int(fields[19])
 
 
+def thread_name(path: str) -> str:
+    """A thread's name (`comm`, at most 15 bytes) from its /proc stat file."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError:
+        return "?"
+    return text[text.index(b"(") + 1:text.rindex(b")")].decode(errors="replace")
+
+
 class Sampler(threading.Thread):
-    """Every 20 ms, the main thread's and the whole process's CPU ticks of PID."""
+    """Every 20 ms, the CPU ticks of PID's main thread, of the whole process and of each of its
+    other threads (the last sample of a thread that ended before the process is kept)."""
 
     def __init__(self, pid: int):
         super().__init__(daemon=True)
         self.pid = pid
         self.stop = threading.Event()
         self.last: tuple[int, int] | None = None  # (main thread ticks, process ticks)
+        self.threads: dict[int, tuple[str, int]] = {}  # other threads: tid -> (name, ticks)
+        self.name = ""  # the main thread's (the process's) name
         self.samples = 0
 
     def run(self) -> None:
@@ -116,9 +134,20 @@ class Sampler(threading.Thread):
                 break
             if start is None:
                 start = w[1]
+                self.name = thread_name(main)
             elif w[1] != start:  # the pid was reaped and reused
                 break
             self.last = (m[0], w[0])
+            try:
+                tids = [int(t) for t in os.listdir(f"/proc/{self.pid}/task") if int(t) != self.pid]
+            except OSError:
+                tids = []
+            for tid in tids:
+                path = f"/proc/{self.pid}/task/{tid}/stat"
+                t = stat_cpu(path)
+                if t is not None:
+                    name = self.threads[tid][0] if tid in self.threads else thread_name(path)
+                    self.threads[tid] = (name, t[0])
             self.samples += 1
             self.stop.wait(SAMPLE_S)
 
@@ -148,6 +177,12 @@ def measure(cmd: list[str], sample: bool = False, capture: bool = False) -> dict
         main, whole = sampler.last
         r["main_cpu"], r["proc_cpu"] = main / TICK, whole / TICK
         r["serial"] = main / whole if whole else None
+        # Threads named apart from the process (the writer's helpers) do one job each; unnamed
+        # ones (the parse and resolve pools) share theirs over the cores.
+        named = [t for t in sampler.threads.values() if t[0] != sampler.name]
+        if named:
+            name, ticks = max(named, key=lambda x: x[1])
+            r["busiest_other"], r["busiest_other_cpu"] = name, ticks / TICK
     return r
 
 
@@ -296,7 +331,11 @@ def main() -> int:
                     "main_cpu": statistics.median(x["main_cpu"] for x in runs if "main_cpu" in x)
                     if serial else None,
                     "proc_cpu": statistics.median(x["proc_cpu"] for x in runs if "proc_cpu" in x)
-                    if serial else None}
+                    if serial else None,
+                    "busiest_other": next((x["busiest_other"] for x in runs if "busiest_other" in x), None),
+                    "busiest_other_cpu": statistics.median(x["busiest_other_cpu"] for x in runs
+                                                           if "busiest_other_cpu" in x)
+                    if any("busiest_other_cpu" in x for x in runs) else None}
 
         cold = {v.label: summary(v.cold) for v in variants}
         anchor = {name: summary(runs) for name, runs in anchor_runs.items()}
@@ -321,6 +360,8 @@ def main() -> int:
             c = cold[v.label]
             main_cpu = (f"; CPU sampled: main thread {c['main_cpu']:.2f} s of the process's {c['proc_cpu']:.2f} s"
                         if c["main_cpu"] is not None else "")
+            if c.get("busiest_other_cpu") is not None:
+                main_cpu += f"; busiest named thread ({c['busiest_other']}) {c['busiest_other_cpu']:.2f} s"
             print(f"  {v.label}: {rep.get('files', '?')} files, {rep.get('symbols', 0):,} symbols, "
                   f"{rep.get('edges', 0):,} edges{main_cpu}")
             print("    phases: " + ", ".join(f"{k} {s:.2f} s" for k, s in phases[v.label].items()))

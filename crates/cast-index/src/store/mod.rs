@@ -85,17 +85,29 @@ CREATE TABLE symbols(
 CREATE INDEX files_stat ON files(path, size, mtime_ns);
 CREATE INDEX files_unparsed ON files(path) WHERE flags & 1 != 0 AND flags & 4 = 0;
 CREATE INDEX symbols_file ON symbols(file_id, ord);
-CREATE INDEX symbols_name ON symbols(name);
+";
+
+/// Symbols by name (for `cast show NAME` and the name lookups of search). A new index creates it
+/// after its symbols are written ([`drop_name_index`]): SQLite then sorts the names once instead
+/// of inserting each into the B-tree in no order.
+const SYMBOLS_NAME_INDEX: &str = "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);";
+
+/// The two full-text tables a build writes, each also created alone in the scratch file a new
+/// index builds it in ([`TermTable::create`]).
+const SYMBOL_TERMS: &str = "
 CREATE VIRTUAL TABLE symbol_terms USING fts5(
     name, context, signature, doc,
     content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0'
-);
+);";
+const FILE_TERMS: &str = "
 CREATE VIRTUAL TABLE file_terms USING fts5(
     path, doc, body,
     content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0'
-);
+);";
+
+const SCHEMA_AFTER_TERMS: &str = "
 CREATE TABLE commits(id INTEGER PRIMARY KEY, subject TEXT NOT NULL, files TEXT NOT NULL);
 CREATE VIRTUAL TABLE commit_terms USING fts5(
     message,
@@ -481,6 +493,10 @@ pub(crate) fn reset(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(SYMBOLS_NAME_INDEX)?;
+    conn.execute_batch(SYMBOL_TERMS)?;
+    conn.execute_batch(FILE_TERMS)?;
+    conn.execute_batch(SCHEMA_AFTER_TERMS)?;
     conn.execute_batch(&format!(
         "PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION};"
     ))?;
@@ -511,6 +527,17 @@ pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
     state(conn)
 }
 
+/// Before a new index's symbols are written: drops the index of their names, which
+/// [`create_name_index`] creates again once they are all in (inside the same transaction).
+pub(crate) fn drop_name_index(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("DROP INDEX IF EXISTS symbols_name")
+}
+
+/// Creates the index of symbols' names when it is not there ([`drop_name_index`]).
+pub(crate) fn create_name_index(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(SYMBOLS_NAME_INDEX)
+}
+
 /// Which full-text table a query runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TermTable {
@@ -531,6 +558,67 @@ impl TermTable {
             TermTable::Symbols => "symbol_vocab",
             TermTable::Files => "file_vocab",
         }
+    }
+
+    /// The schema name a scratch file holding this table is attached under.
+    fn scratch_schema(self) -> &'static str {
+        match self {
+            TermTable::Symbols => "cast_built_symbol_terms",
+            TermTable::Files => "cast_built_file_terms",
+        }
+    }
+
+    /// Creates the table, as the index's schema defines it, in `conn`'s main database.
+    pub(crate) fn create(self, conn: &Connection) -> rusqlite::Result<()> {
+        conn.execute_batch(match self {
+            TermTable::Symbols => SYMBOL_TERMS,
+            TermTable::Files => FILE_TERMS,
+        })
+    }
+
+    /// Where a new index at `db` builds this table: a scratch file beside it.
+    pub(crate) fn scratch_path(self, db: &Path) -> PathBuf {
+        let mut p = db.as_os_str().to_owned();
+        p.push("-");
+        p.push(self.table());
+        PathBuf::from(p)
+    }
+}
+
+/// A full-text table's shadow tables (FTS5 keeps a table's data in ordinary tables named after
+/// it): its segments and averages (`_data`), the segments' term index (`_idx`) and each row's
+/// column sizes (`_docsize`). Its `_config` (FTS5's format version) is the same in both files,
+/// since both were created from one definition by one SQLite.
+const SHADOW_TABLES: [&str; 3] = ["data", "idx", "docsize"];
+
+/// Replaces `table`'s contents in the index with the table built in the scratch file `from`,
+/// inside the caller's write transaction: the shadow tables are copied whole. `INSERT INTO …
+/// SELECT *` between tables of one shape into an empty one copies the rows without decoding
+/// them (SQLite's transfer optimisation). The scratch file stays attached until
+/// [`detach_built_terms`] (SQLite detaches no file a transaction has read).
+pub(crate) fn copy_built_terms(
+    conn: &Connection,
+    table: TermTable,
+    from: &Path,
+) -> rusqlite::Result<()> {
+    let scratch = table.scratch_schema();
+    let path = from.to_string_lossy();
+    conn.execute(&format!("ATTACH DATABASE ?1 AS {scratch}"), [path.as_ref()])?;
+    let name = table.table();
+    for shadow in SHADOW_TABLES {
+        conn.execute_batch(&format!(
+            "DELETE FROM main.{name}_{shadow}; \
+             INSERT INTO main.{name}_{shadow} SELECT * FROM {scratch}.{name}_{shadow};"
+        ))?;
+    }
+    Ok(())
+}
+
+/// After the transaction that copied them ended: detaches the scratch files
+/// [`copy_built_terms`] attached (none attached is no error).
+pub(crate) fn detach_built_terms(conn: &Connection) {
+    for table in [TermTable::Symbols, TermTable::Files] {
+        let _ = conn.execute_batch(&format!("DETACH DATABASE {}", table.scratch_schema()));
     }
 }
 
@@ -863,6 +951,133 @@ pub(crate) fn commit_rows(conn: &Connection) -> rusqlite::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn symbol_row(i: i64) -> SymbolTerms {
+        let word = ["parse", "header", "quote", "retry", "socket"][i as usize % 5];
+        SymbolTerms {
+            name: format!("{word} {word}{i}"),
+            name_split: String::new(),
+            context: format!("module{} cls", i % 7),
+            signature: if i % 3 == 0 {
+                "self value".into()
+            } else {
+                String::new()
+            },
+            doc: format!(
+                "{word} the {} of it",
+                ["date", "request", "url"][i as usize % 3]
+            ),
+        }
+    }
+
+    fn file_row(i: i64) -> FileTerms {
+        FileTerms {
+            path: format!("pkg mod{i}"),
+            doc: if i % 2 == 0 {
+                "http helpers".into()
+            } else {
+                String::new()
+            },
+            body: (0..i % 9 + 1).map(|k| format!("word{k} parse ")).collect(),
+        }
+    }
+
+    /// Every row of a full-text table's vocabulary: (term, rows, occurrences).
+    fn vocab(conn: &Connection, table: TermTable) -> Vec<(String, i64, i64)> {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT term, doc, cnt FROM {} ORDER BY term",
+                table.vocab()
+            ))
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn ranked(conn: &Connection, table: TermTable, query: &[&str]) -> Vec<(i64, f64)> {
+        let terms: Vec<String> = query.iter().map(|t| t.to_string()).collect();
+        let weights = match table {
+            TermTable::Symbols => vec![4.0, 1.0, 1.0, 2.0],
+            TermTable::Files => vec![2.0, 1.0, 1.0],
+        };
+        match_terms(conn, table, &terms, &weights, 50).unwrap()
+    }
+
+    fn assert_same_tables(a: &Connection, b: &Connection) {
+        for table in [TermTable::Symbols, TermTable::Files] {
+            assert_eq!(vocab(a, table), vocab(b, table), "{table:?}");
+            for query in [
+                &["parse"][..],
+                &["retry", "request"],
+                &["word3", "http"],
+                &["mod12"],
+            ] {
+                assert_eq!(
+                    ranked(a, table, query),
+                    ranked(b, table, query),
+                    "{query:?}"
+                );
+            }
+            b.execute(
+                &format!(
+                    "INSERT INTO {0}({0}, rank) VALUES ('integrity-check', 0)",
+                    table.table()
+                ),
+                [],
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn full_text_tables_built_apart_and_copied_in_answer_as_tables_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        // In place: every row inserted through the index's own connection.
+        let (in_place, _) = open(&dir.path().join("a/index.sqlite")).unwrap();
+        reset(&in_place).unwrap();
+        // Apart: each table written in a scratch file of its own, then copied into the index
+        // inside the transaction that created it, as a cold build does.
+        let db = dir.path().join("b/index.sqlite");
+        let (copied, _) = open(&db).unwrap();
+        let scratch: Vec<(TermTable, Connection)> = [TermTable::Symbols, TermTable::Files]
+            .into_iter()
+            .map(|t| {
+                let c = Connection::open(t.scratch_path(&db)).unwrap();
+                t.create(&c).unwrap();
+                (t, c)
+            })
+            .collect();
+        for i in 1..=400 {
+            insert_symbol_terms(&in_place, i, &symbol_row(i)).unwrap();
+            insert_symbol_terms(&scratch[0].1, i, &symbol_row(i)).unwrap();
+            if i <= 60 {
+                insert_file_terms(&in_place, i, &file_row(i)).unwrap();
+                insert_file_terms(&scratch[1].1, i, &file_row(i)).unwrap();
+            }
+        }
+        drop(scratch);
+        copied.execute_batch("BEGIN").unwrap();
+        reset(&copied).unwrap();
+        for table in [TermTable::Symbols, TermTable::Files] {
+            copy_built_terms(&copied, table, &table.scratch_path(&db)).unwrap();
+        }
+        copied.execute_batch("COMMIT").unwrap();
+        detach_built_terms(&copied);
+        assert_same_tables(&in_place, &copied);
+
+        // The same connection then refreshes in place: FTS5 must read the copied tables, not
+        // a state it held from before the copy.
+        for conn in [&in_place, &copied] {
+            delete_symbol_terms(conn, 7).unwrap();
+            delete_file_terms(conn, 12).unwrap();
+            insert_symbol_terms(conn, 401, &symbol_row(401)).unwrap();
+            insert_file_terms(conn, 61, &file_row(61)).unwrap();
+        }
+        assert_same_tables(&in_place, &copied);
+        assert!(ranked(&copied, TermTable::Symbols, &["parse"]).len() > 50 - 1);
+    }
 
     #[test]
     fn a_foreign_or_garbage_file_is_rebuilt_not_trusted() {

@@ -9,6 +9,7 @@
 
 mod catalog;
 mod parse;
+mod terms;
 mod write;
 
 use std::collections::HashMap;
@@ -30,7 +31,8 @@ use crate::store::{self, State, build, db_err, rows};
 use crate::{MemoryBudget, Result};
 pub(crate) use catalog::load_catalog;
 use catalog::load_refs;
-use parse::{OldFile, Outcome, read_and_parse};
+use parse::{Blobs, OldFile, Outcome, read_and_parse};
+use terms::TermsBuild;
 use write::Writer;
 
 use crate::codec::FileRefs;
@@ -157,6 +159,7 @@ impl IndexWriter<'_> {
             Ok(mut report) => {
                 let t = Instant::now();
                 let committed = build::commit(self.conn).map_err(&err);
+                terms::clean_up(self.conn, self.db_path);
                 if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
                     build::checkpoint(self.conn);
@@ -168,6 +171,7 @@ impl IndexWriter<'_> {
             }
             Err(e) => {
                 build::rollback(self.conn);
+                terms::clean_up(self.conn, self.db_path);
                 Err(e)
             }
         };
@@ -223,7 +227,21 @@ impl IndexWriter<'_> {
         let (old, to_read) = self.compare_with_stored(listed, &mut report)?;
         report.phases.walk = lap(&mut phase);
 
-        let mut written = self.parse_and_write(&to_read, &old, walk, progress, &mut report)?;
+        // A new index's full-text tables are written beside this thread, and copied in here;
+        // its symbols' names are indexed once they are all written.
+        let terms = report
+            .cold
+            .then(|| TermsBuild::start(self.db_path))
+            .transpose()?;
+        if report.cold {
+            store::drop_name_index(conn).map_err(&err)?;
+        }
+        let mut written =
+            self.parse_and_write(&to_read, &old, walk, progress, &mut report, terms.as_ref())?;
+        if let Some(terms) = terms {
+            terms.finish_into(conn, self.db_path)?;
+            store::create_name_index(conn).map_err(&err)?;
+        }
         report.phases.parse_and_write = lap(&mut phase);
         report.deleted = self.delete_missing(&old)?;
         if report.deleted > 0 {
@@ -314,6 +332,7 @@ impl IndexWriter<'_> {
         walk: &WalkOptions,
         progress: &mut dyn FnMut(Progress),
         report: &mut IndexReport,
+        terms: Option<&TermsBuild>,
     ) -> Result<Written> {
         let err = db_err(self.db_path);
         let conn = self.conn;
@@ -380,9 +399,20 @@ impl IndexWriter<'_> {
                                 None,
                             )
                             .map_err(&err)?;
-                        writer
+                        let symbol_ids = writer
                             .write_symbols(id, Some((&file, &blobs)), prev.is_none())
                             .map_err(&err)?;
+                        match terms {
+                            Some(terms) => {
+                                let Blobs {
+                                    file_terms,
+                                    symbol_terms,
+                                    ..
+                                } = *blobs;
+                                terms.add(id, file_terms, &symbol_ids, symbol_terms);
+                            }
+                            None => writer.insert_terms(id, &symbol_ids, &blobs).map_err(&err)?,
+                        }
                         written.parsed_ids.push(id);
                     }
                     Outcome::Skipped { hash, reason } => {

@@ -70,22 +70,21 @@ impl Writer<'_> {
             }
             None => build::insert_file(self.conn, &record)?,
         };
-        // The parse products, afresh; the edges are resolved later.
+        // The parse products, afresh; the edges are resolved later. The terms are written by
+        // the caller ([`Writer::insert_terms`], or a cold build's own threads).
         build::put_file_data(self.conn, id, iface, imports, refs)?;
-        if let Some(b) = blobs {
-            store::insert_file_terms(self.conn, id, &b.file_terms)?;
-        }
         Ok(id)
     }
 
     /// Writes a file's symbols, keeping the ids of symbols whose qualified name survived (so
-    /// edges from other files into this one stay valid).
+    /// edges from other files into this one stay valid), and returns their ids in the parse's
+    /// order. Their terms are the caller's to write, as the file's are.
     pub(super) fn write_symbols(
         &self,
         file_id: i64,
         parsed: Option<(&ParsedFile, &Blobs)>,
         fresh: bool,
-    ) -> rusqlite::Result<()> {
+    ) -> rusqlite::Result<Vec<i64>> {
         let terms = parsed.map_or(&[][..], |(_, b)| b.symbol_terms.as_slice());
         let parsed = parsed.map(|(p, _)| p);
         let mut old: HashMap<(String, u32), i64> = HashMap::new();
@@ -144,9 +143,6 @@ impl Writer<'_> {
                 None => build::insert_symbol(self.conn, &row)?,
             };
             ids.push(id);
-            if let Some(t) = terms.get(ord) {
-                store::insert_symbol_terms(self.conn, id, t)?;
-            }
         }
         for id in old.into_values() {
             build::delete_symbol(self.conn, id)?;
@@ -167,6 +163,21 @@ impl Writer<'_> {
             })
             .collect();
         build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
+        Ok(ids)
+    }
+
+    /// Writes the full-text rows of a file and of its symbols (`symbol_ids` in the parse's
+    /// order, as [`Writer::write_symbols`] returns them).
+    pub(super) fn insert_terms(
+        &self,
+        file_id: i64,
+        symbol_ids: &[i64],
+        blobs: &Blobs,
+    ) -> rusqlite::Result<()> {
+        store::insert_file_terms(self.conn, file_id, &blobs.file_terms)?;
+        for (id, terms) in symbol_ids.iter().zip(&blobs.symbol_terms) {
+            store::insert_symbol_terms(self.conn, *id, terms)?;
+        }
         Ok(())
     }
 }
