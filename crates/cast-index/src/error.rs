@@ -17,10 +17,10 @@ pub enum IndexError {
         #[source]
         source: rusqlite::Error,
     },
-    /// A cold build's full-text table could not be written beside the writer (its thread could
-    /// not start, or it panicked).
-    #[error("cannot build the full-text table in {path}: {reason}")]
-    FullText { path: PathBuf, reason: String },
+    /// A table a new index writes on a thread of its own could not be written (the thread
+    /// could not start, or it panicked).
+    #[error("cannot write the table in {path}: {reason}")]
+    ScratchTable { path: PathBuf, reason: String },
     #[error("no index at {db}; build it with `cast index {root}`")]
     NoIndex { db: PathBuf, root: PathBuf },
 }

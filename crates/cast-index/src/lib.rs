@@ -3,7 +3,8 @@
 //! `cast-index` owns, on top of [`cast_parser`]:
 //! - the **build** ([`Index::refresh`], through the crate's writer): list the files, read, hash
 //!   and parse what changed on every core, cut the full-text terms ([`text`]), write files,
-//!   symbols, parse products and terms, resolve references and imports into the call and import
+//!   symbols, parse products and terms (a new index's symbols and terms on threads of their
+//!   own, copied in at the end), resolve references and imports into the call and import
 //!   graphs ([`graph::resolve`]), rank both with PageRank ([`graph::rank`]);
 //! - the **store**: SQLite at `ROOT/.cast/index.sqlite` (schema, typed rows, FTS5 tables, meta
 //!   blobs); the only module that writes SQL;

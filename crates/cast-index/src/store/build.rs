@@ -188,15 +188,30 @@ pub(crate) struct SymbolRecord<'a> {
     pub(crate) name_split: Option<&'a str>,
 }
 
+/// A symbol's row, its id given (`?1`) or chosen by SQLite (`NULL`).
+const INSERT_SYMBOL: &str = "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)";
+
 /// A new symbol's row; its id.
 pub(crate) fn insert_symbol(conn: &Connection, s: &SymbolRecord) -> rusqlite::Result<i64> {
-    write_symbol(
-        conn,
-        "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
-        None,
-        s,
-    )?;
+    write_symbol(conn, INSERT_SYMBOL, None, s)?;
     Ok(conn.last_insert_rowid())
+}
+
+/// The id SQLite would give the next symbol: one past the largest.
+pub(crate) fn next_symbol_id(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM symbols", [], |r| {
+        r.get(0)
+    })
+}
+
+/// A new symbol's row under the id `id` (a new index's symbols written apart, numbered by the
+/// writer).
+pub(crate) fn insert_symbol_as(
+    conn: &Connection,
+    id: i64,
+    s: &SymbolRecord,
+) -> rusqlite::Result<()> {
+    write_symbol(conn, INSERT_SYMBOL, Some(id), s)
 }
 
 /// Symbol `id`'s row rewritten (its id kept, so edges into it stay valid).

@@ -60,6 +60,13 @@ CREATE TABLE file_data(
     edges BLOB,
     symtab BLOB
 );
+CREATE INDEX files_stat ON files(path, size, mtime_ns);
+CREATE INDEX files_unparsed ON files(path) WHERE flags & 1 != 0 AND flags & 4 = 0;
+";
+
+/// The symbols and the index of them by file, also created alone in the scratch file a new index
+/// writes them in ([`Apart::create`]).
+const SYMBOLS: &str = "
 CREATE TABLE symbols(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -82,8 +89,6 @@ CREATE TABLE symbols(
     -- the terms the name adds for the words it runs together (text::name_split_terms), or NULL
     name_split TEXT
 );
-CREATE INDEX files_stat ON files(path, size, mtime_ns);
-CREATE INDEX files_unparsed ON files(path) WHERE flags & 1 != 0 AND flags & 4 = 0;
 CREATE INDEX symbols_file ON symbols(file_id, ord);
 ";
 
@@ -93,7 +98,7 @@ CREATE INDEX symbols_file ON symbols(file_id, ord);
 const SYMBOLS_NAME_INDEX: &str = "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);";
 
 /// The two full-text tables a build writes, each also created alone in the scratch file a new
-/// index builds it in ([`TermTable::create`]).
+/// index builds it in ([`Apart::create`]).
 const SYMBOL_TERMS: &str = "
 CREATE VIRTUAL TABLE symbol_terms USING fts5(
     name, context, signature, doc,
@@ -493,6 +498,7 @@ pub(crate) fn reset(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(SYMBOLS)?;
     conn.execute_batch(SYMBOLS_NAME_INDEX)?;
     conn.execute_batch(SYMBOL_TERMS)?;
     conn.execute_batch(FILE_TERMS)?;
@@ -559,29 +565,65 @@ impl TermTable {
             TermTable::Files => "file_vocab",
         }
     }
+}
 
-    /// The schema name a scratch file holding this table is attached under.
+/// A table a new index writes on a thread of its own, into a scratch file beside it, and copies
+/// in at the end (`writer::apart`): the symbols and the two full-text tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Apart {
+    Symbols,
+    Terms(TermTable),
+}
+
+impl Apart {
+    pub(crate) const ALL: [Apart; 3] = [
+        Apart::Symbols,
+        Apart::Terms(TermTable::Symbols),
+        Apart::Terms(TermTable::Files),
+    ];
+
+    pub(crate) fn table(self) -> &'static str {
+        match self {
+            Apart::Symbols => "symbols",
+            Apart::Terms(t) => t.table(),
+        }
+    }
+
+    /// The schema name its scratch file is attached under.
     fn scratch_schema(self) -> &'static str {
         match self {
-            TermTable::Symbols => "cast_built_symbol_terms",
-            TermTable::Files => "cast_built_file_terms",
+            Apart::Symbols => "cast_built_symbols",
+            Apart::Terms(TermTable::Symbols) => "cast_built_symbol_terms",
+            Apart::Terms(TermTable::Files) => "cast_built_file_terms",
         }
     }
 
     /// Creates the table, as the index's schema defines it, in `conn`'s main database.
     pub(crate) fn create(self, conn: &Connection) -> rusqlite::Result<()> {
         conn.execute_batch(match self {
-            TermTable::Symbols => SYMBOL_TERMS,
-            TermTable::Files => FILE_TERMS,
+            Apart::Symbols => SYMBOLS,
+            Apart::Terms(TermTable::Symbols) => SYMBOL_TERMS,
+            Apart::Terms(TermTable::Files) => FILE_TERMS,
         })
     }
 
-    /// Where a new index at `db` builds this table: a scratch file beside it.
+    /// Where a new index at `db` writes this table: a scratch file beside it.
     pub(crate) fn scratch_path(self, db: &Path) -> PathBuf {
         let mut p = db.as_os_str().to_owned();
         p.push("-");
         p.push(self.table());
         PathBuf::from(p)
+    }
+
+    /// The tables that hold its rows: itself, or a full-text table's shadow tables.
+    fn stored_in(self) -> Vec<String> {
+        match self {
+            Apart::Symbols => vec!["symbols".to_owned()],
+            Apart::Terms(t) => SHADOW_TABLES
+                .iter()
+                .map(|shadow| format!("{}_{shadow}", t.table()))
+                .collect(),
+        }
     }
 }
 
@@ -591,33 +633,27 @@ impl TermTable {
 /// since both were created from one definition by one SQLite.
 const SHADOW_TABLES: [&str; 3] = ["data", "idx", "docsize"];
 
-/// Replaces `table`'s contents in the index with the table built in the scratch file `from`,
-/// inside the caller's write transaction: the shadow tables are copied whole. `INSERT INTO …
-/// SELECT *` between tables of one shape into an empty one copies the rows without decoding
+/// Replaces `table`'s rows in the index with those written in the scratch file `from`, inside
+/// the caller's write transaction. `INSERT INTO … SELECT *` between tables of one shape (and the
+/// same indexes) into an empty one copies the rows, and the indexes' entries, without decoding
 /// them (SQLite's transfer optimisation). The scratch file stays attached until
-/// [`detach_built_terms`] (SQLite detaches no file a transaction has read).
-pub(crate) fn copy_built_terms(
-    conn: &Connection,
-    table: TermTable,
-    from: &Path,
-) -> rusqlite::Result<()> {
+/// [`detach_apart`] (SQLite detaches no file a transaction has read).
+pub(crate) fn copy_apart(conn: &Connection, table: Apart, from: &Path) -> rusqlite::Result<()> {
     let scratch = table.scratch_schema();
     let path = from.to_string_lossy();
     conn.execute(&format!("ATTACH DATABASE ?1 AS {scratch}"), [path.as_ref()])?;
-    let name = table.table();
-    for shadow in SHADOW_TABLES {
+    for name in table.stored_in() {
         conn.execute_batch(&format!(
-            "DELETE FROM main.{name}_{shadow}; \
-             INSERT INTO main.{name}_{shadow} SELECT * FROM {scratch}.{name}_{shadow};"
+            "DELETE FROM main.{name}; INSERT INTO main.{name} SELECT * FROM {scratch}.{name};"
         ))?;
     }
     Ok(())
 }
 
-/// After the transaction that copied them ended: detaches the scratch files
-/// [`copy_built_terms`] attached (none attached is no error).
-pub(crate) fn detach_built_terms(conn: &Connection) {
-    for table in [TermTable::Symbols, TermTable::Files] {
+/// After the transaction that copied them ended: detaches the scratch files [`copy_apart`]
+/// attached (none attached is no error).
+pub(crate) fn detach_apart(conn: &Connection) {
+    for table in Apart::ALL {
         let _ = conn.execute_batch(&format!("DETACH DATABASE {}", table.scratch_schema()));
     }
 }
@@ -1041,12 +1077,12 @@ mod tests {
         // inside the transaction that created it, as a cold build does.
         let db = dir.path().join("b/index.sqlite");
         let (copied, _) = open(&db).unwrap();
-        let scratch: Vec<(TermTable, Connection)> = [TermTable::Symbols, TermTable::Files]
+        let scratch: Vec<(Apart, Connection)> = [TermTable::Symbols, TermTable::Files]
             .into_iter()
             .map(|t| {
-                let c = Connection::open(t.scratch_path(&db)).unwrap();
-                t.create(&c).unwrap();
-                (t, c)
+                let c = Connection::open(Apart::Terms(t).scratch_path(&db)).unwrap();
+                Apart::Terms(t).create(&c).unwrap();
+                (Apart::Terms(t), c)
             })
             .collect();
         for i in 1..=400 {
@@ -1061,10 +1097,11 @@ mod tests {
         copied.execute_batch("BEGIN").unwrap();
         reset(&copied).unwrap();
         for table in [TermTable::Symbols, TermTable::Files] {
-            copy_built_terms(&copied, table, &table.scratch_path(&db)).unwrap();
+            let apart = Apart::Terms(table);
+            copy_apart(&copied, apart, &apart.scratch_path(&db)).unwrap();
         }
         copied.execute_batch("COMMIT").unwrap();
-        detach_built_terms(&copied);
+        detach_apart(&copied);
         assert_same_tables(&in_place, &copied);
 
         // The same connection then refreshes in place: FTS5 must read the copied tables, not

@@ -7,9 +7,9 @@
 //! history of a new index, and commits. Readers keep reading the previous state meanwhile
 //! (WAL); a second writer waits for the lock.
 
+mod apart;
 mod catalog;
 mod parse;
-mod terms;
 mod write;
 
 use std::collections::HashMap;
@@ -29,10 +29,10 @@ use crate::listing::{
 use crate::roles::RoleCounts;
 use crate::store::{self, State, build, db_err, rows};
 use crate::{MemoryBudget, Result};
+use apart::ApartBuild;
 pub(crate) use catalog::load_catalog;
 use catalog::load_refs;
-use parse::{Blobs, OldFile, Outcome, read_and_parse};
-use terms::TermsBuild;
+use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
 use crate::codec::FileRefs;
@@ -159,7 +159,7 @@ impl IndexWriter<'_> {
             Ok(mut report) => {
                 let t = Instant::now();
                 let committed = build::commit(self.conn).map_err(&err);
-                terms::clean_up(self.conn, self.db_path);
+                apart::clean_up(self.conn, self.db_path);
                 if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
                     build::checkpoint(self.conn);
@@ -171,7 +171,7 @@ impl IndexWriter<'_> {
             }
             Err(e) => {
                 build::rollback(self.conn);
-                terms::clean_up(self.conn, self.db_path);
+                apart::clean_up(self.conn, self.db_path);
                 Err(e)
             }
         };
@@ -227,19 +227,19 @@ impl IndexWriter<'_> {
         let (old, to_read) = self.compare_with_stored(listed, &mut report)?;
         report.phases.walk = lap(&mut phase);
 
-        // A new index's full-text tables are written beside this thread, and copied in here;
-        // its symbols' names are indexed once they are all written.
-        let terms = report
+        // A new index's symbols and full-text tables are written beside this thread, and
+        // copied in here; its symbols' names are indexed once they are all in.
+        let mut apart = report
             .cold
-            .then(|| TermsBuild::start(self.db_path))
+            .then(|| ApartBuild::start(conn, self.db_path))
             .transpose()?;
         if report.cold {
             store::drop_name_index(conn).map_err(&err)?;
         }
         let mut written =
-            self.parse_and_write(&to_read, &old, walk, progress, &mut report, terms.as_ref())?;
-        if let Some(terms) = terms {
-            terms.finish_into(conn, self.db_path)?;
+            self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
+        if let Some(apart) = apart {
+            apart.finish_into(conn, self.db_path)?;
             store::create_name_index(conn).map_err(&err)?;
         }
         report.phases.parse_and_write = lap(&mut phase);
@@ -332,7 +332,7 @@ impl IndexWriter<'_> {
         walk: &WalkOptions,
         progress: &mut dyn FnMut(Progress),
         report: &mut IndexReport,
-        terms: Option<&TermsBuild>,
+        mut apart: Option<&mut ApartBuild>,
     ) -> Result<Written> {
         let err = db_err(self.db_path);
         let conn = self.conn;
@@ -399,19 +399,19 @@ impl IndexWriter<'_> {
                                 None,
                             )
                             .map_err(&err)?;
-                        let symbol_ids = writer
-                            .write_symbols(id, Some((&file, &blobs)), prev.is_none())
-                            .map_err(&err)?;
-                        match terms {
-                            Some(terms) => {
-                                let Blobs {
-                                    file_terms,
-                                    symbol_terms,
-                                    ..
-                                } = *blobs;
-                                terms.add(id, file_terms, &symbol_ids, symbol_terms);
+                        match apart.as_deref_mut() {
+                            Some(apart) => {
+                                let symbol_ids = writer
+                                    .number_symbols(id, &file, apart.next_symbol_id())
+                                    .map_err(&err)?;
+                                apart.add(id, file, &symbol_ids, *blobs);
                             }
-                            None => writer.insert_terms(id, &symbol_ids, &blobs).map_err(&err)?,
+                            None => {
+                                let symbol_ids = writer
+                                    .write_symbols(id, Some((&file, &blobs)), prev.is_none())
+                                    .map_err(&err)?;
+                                writer.insert_terms(id, &symbol_ids, &blobs).map_err(&err)?;
+                            }
                         }
                         written.parsed_ids.push(id);
                     }

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use cast_parser::ParsedFile;
 use cast_parser::roles::FileRoles;
+use cast_parser::{ParsedFile, Symbol};
 use rusqlite::Connection;
 
 use crate::codec;
@@ -108,33 +108,9 @@ impl Writer<'_> {
             let key = (s.qualname.clone(), *n);
             *n += 1;
             let reuse = old.remove(&key);
-            let parent = s.parent.and_then(|p| ids.get(p).copied());
-            let decorators = (!s.decorators.is_empty()).then(|| s.decorators.join("\n"));
-            let (doc_start, doc_end) = s.docstring_lines.unzip();
-            let name_split = terms
-                .get(ord)
-                .map(|t| t.name_split.as_str())
-                .filter(|t| !t.is_empty());
-            let row = build::SymbolRecord {
-                file_id,
-                ord: ord as i64,
-                parent_id: parent,
-                kind: kind_code(s.kind),
-                name: &s.name,
-                qualname: &s.qualname,
-                signature: &s.signature,
-                docstring: s.docstring.as_deref(),
-                start_line: s.start_line,
-                end_line: s.end_line,
-                decorated_line: s.decorated_line,
-                header_end_line: s.header_end_line,
-                doc_start,
-                doc_end,
-                decorators: decorators.as_deref(),
-                start_byte: s.start_byte as i64,
-                end_byte: s.end_byte as i64,
-                name_split,
-            };
+            let decorators = joined_decorators(s);
+            let name_split = terms.get(ord).map(|t| t.name_split.as_str());
+            let row = symbol_record(file_id, ord, s, &ids, decorators.as_deref(), name_split);
             let id = match reuse {
                 Some(id) => {
                     build::update_symbol(self.conn, id, &row)?;
@@ -147,10 +123,38 @@ impl Writer<'_> {
         for id in old.into_values() {
             build::delete_symbol(self.conn, id)?;
         }
+        self.write_symtab(file_id, parsed, &ids)?;
+        Ok(ids)
+    }
+
+    /// A new index's [`Writer::write_symbols`] when its symbols' rows are written apart
+    /// (`super::apart`): the ids they will have, from `next_id` on, and the file's symbol table.
+    pub(super) fn number_symbols(
+        &self,
+        file_id: i64,
+        parsed: &ParsedFile,
+        next_id: &mut i64,
+    ) -> rusqlite::Result<Vec<i64>> {
+        let first = *next_id;
+        *next_id += parsed.symbols.len() as i64;
+        let ids: Vec<i64> = (first..*next_id).collect();
+        self.write_symtab(file_id, Some(parsed), &ids)?;
+        Ok(ids)
+    }
+
+    /// The symbol table resolution reads for the file: each symbol's id, parent, kind, name,
+    /// lines, and what a call of it returns.
+    fn write_symtab(
+        &self,
+        file_id: i64,
+        parsed: Option<&ParsedFile>,
+        ids: &[i64],
+    ) -> rusqlite::Result<()> {
+        let symbols = parsed.map_or(&[][..], |p| p.symbols.as_slice());
         let python = parsed.is_some_and(|p| p.language == "python");
         let entries: Vec<codec::SymtabEntry> = symbols
             .iter()
-            .zip(&ids)
+            .zip(ids)
             .map(|(s, id)| codec::SymtabEntry {
                 id: *id,
                 parent: s.parent,
@@ -162,8 +166,7 @@ impl Writer<'_> {
                 returns: s.returns.clone(),
             })
             .collect();
-        build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))?;
-        Ok(ids)
+        build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))
     }
 
     /// Writes the full-text rows of a file and of its symbols (`symbol_ids` in the parse's
@@ -179,6 +182,44 @@ impl Writer<'_> {
             store::insert_symbol_terms(self.conn, *id, terms)?;
         }
         Ok(())
+    }
+}
+
+/// A symbol's decorators as `symbols.decorators` stores them: one per line, or none.
+pub(super) fn joined_decorators(s: &Symbol) -> Option<String> {
+    (!s.decorators.is_empty()).then(|| s.decorators.join("\n"))
+}
+
+/// Symbol `s`'s row (the `ord`-th of file `file_id`), its parent's id taken from `ids` (the ids
+/// of the file's symbols before it), `decorators` as [`joined_decorators`] gives them.
+pub(super) fn symbol_record<'a>(
+    file_id: i64,
+    ord: usize,
+    s: &'a Symbol,
+    ids: &[i64],
+    decorators: Option<&'a str>,
+    name_split: Option<&'a str>,
+) -> build::SymbolRecord<'a> {
+    let (doc_start, doc_end) = s.docstring_lines.unzip();
+    build::SymbolRecord {
+        file_id,
+        ord: ord as i64,
+        parent_id: s.parent.and_then(|p| ids.get(p).copied()),
+        kind: kind_code(s.kind),
+        name: &s.name,
+        qualname: &s.qualname,
+        signature: &s.signature,
+        docstring: s.docstring.as_deref(),
+        start_line: s.start_line,
+        end_line: s.end_line,
+        decorated_line: s.decorated_line,
+        header_end_line: s.header_end_line,
+        doc_start,
+        doc_end,
+        decorators,
+        start_byte: s.start_byte as i64,
+        end_byte: s.end_byte as i64,
+        name_split: name_split.filter(|t| !t.is_empty()),
     }
 }
 

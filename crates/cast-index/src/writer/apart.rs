@@ -1,97 +1,166 @@
-//! A new index's full-text tables, each written on a thread of its own.
+//! A new index's largest tables, each written on a thread of its own.
 //!
-//! FTS5's inserts (cutting each field into tokens, hashing them, flushing and merging segments)
-//! were about half of the writer thread's CPU in a cold build, and the writer thread is what a
-//! build cannot spread over more cores. So a cold build writes each full-text table into a
-//! scratch SQLite file of its own, on its own thread, from the terms the writer hands on with the
-//! ids it gave the rows; at the end the writer copies the tables' shadow tables into the index
-//! within its transaction ([`store::copy_built_terms`]), which costs a fraction of the inserts.
-//! The rows, their ids and the order they are inserted in are the writer's, so the tables hold
-//! what inserting them in place would have held, and every `bm25()` is the same.
+//! In a cold build, inserting the symbols' rows and the full-text rows (FTS5 cuts each field
+//! into tokens, hashes them, flushes and merges segments) was most of the writer thread's CPU,
+//! and the writer thread is what a build cannot spread over more cores. So a cold build writes
+//! `symbols`, `symbol_terms` and `file_terms` each into a scratch SQLite file of its own, on its
+//! own thread, from what the writer hands on with the ids it gave (a new index numbers its
+//! symbols from 1 in the order they are written, as SQLite would); at the end the writer copies
+//! the tables into the index within its transaction ([`store::copy_apart`]), which costs a
+//! fraction of the inserts. The rows, their ids and the order they are inserted in are the
+//! writer's, so the tables hold what inserting them in place would have held, and every query
+//! answers the same.
 //!
-//! A refresh of an existing index writes its few changed rows in place: the copy replaces a
-//! whole table.
+//! A refresh of an existing index writes its few changed rows in place: the copy fills an empty
+//! table.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
+use cast_parser::ParsedFile;
 use rusqlite::Connection;
 
-use crate::store::{self, TermTable};
+use super::parse::Blobs;
+use super::write::{joined_decorators, symbol_record};
+use crate::store::{self, Apart, TermTable, build};
 use crate::text::{FileTerms, SymbolTerms};
 use crate::{IndexError, Result};
 
-/// Files' terms that may wait for each table's thread: enough to ride out a burst of large
-/// files, few enough that what waits stays small (a file's terms are a few KB).
+/// Files that may wait for each table's thread: enough to ride out a burst of large files, few
+/// enough that what waits stays small (a file's rows are a few KB).
 const QUEUED_FILES: usize = 64;
 
-/// The page cache of each scratch file's connection, in KiB: its writes append, and FTS5's
-/// pending terms are held apart from it.
+/// The page cache of each scratch file's connection, in KiB: its writes append (FTS5's pending
+/// terms are held apart from it).
 const SCRATCH_CACHE_KIB: i64 = 4096;
 
-/// Both full-text tables of a new index, being written beside the writer.
-pub(super) struct TermsBuild {
-    symbols: TableBuild<Vec<(i64, SymbolTerms)>>,
-    files: TableBuild<(i64, FileTerms)>,
+/// A parsed file's symbols, to be written under the ids `first_id..`.
+struct FileSymbols {
+    file_id: i64,
+    first_id: i64,
+    file: Box<ParsedFile>,
+    /// Each symbol's [`SymbolTerms::name_split`], in the parse's order.
+    name_splits: Vec<String>,
 }
 
-impl TermsBuild {
-    /// Starts one thread per table, each writing a fresh scratch file beside `db`.
-    pub(super) fn start(db: &Path) -> Result<TermsBuild> {
-        let symbols = TableBuild::start(db, TermTable::Symbols, |conn, batch| {
-            for (id, terms) in batch {
-                store::insert_symbol_terms(conn, id, &terms)?;
-            }
-            Ok(())
-        })?;
-        let files = TableBuild::start(db, TermTable::Files, |conn, (id, terms)| {
-            store::insert_file_terms(conn, id, &terms)
-        })?;
-        Ok(TermsBuild { symbols, files })
+/// A new index's symbols and full-text tables, being written beside the writer.
+pub(super) struct ApartBuild {
+    symbols: TableBuild<FileSymbols>,
+    symbol_terms: TableBuild<Vec<(i64, SymbolTerms)>>,
+    file_terms: TableBuild<(i64, FileTerms)>,
+    /// The id the next symbol gets.
+    next_symbol_id: i64,
+}
+
+impl ApartBuild {
+    /// Starts one thread per table, each writing a fresh scratch file beside `db`. The index's
+    /// own `symbols` (read through `conn`) is empty: its first id is the next.
+    pub(super) fn start(conn: &Connection, db: &Path) -> Result<ApartBuild> {
+        let next_symbol_id = build::next_symbol_id(conn).map_err(store::db_err(db))?;
+        Ok(ApartBuild {
+            symbols: TableBuild::start(db, Apart::Symbols, insert_symbols)?,
+            symbol_terms: TableBuild::start(db, Apart::Terms(TermTable::Symbols), |conn, rows| {
+                for (id, terms) in rows {
+                    store::insert_symbol_terms(conn, id, &terms)?;
+                }
+                Ok(())
+            })?,
+            file_terms: TableBuild::start(
+                db,
+                Apart::Terms(TermTable::Files),
+                |conn, (id, terms)| store::insert_file_terms(conn, id, &terms),
+            )?,
+            next_symbol_id,
+        })
     }
 
-    /// Hands on one file's terms, under the ids the writer gave the file and its symbols (in
-    /// the parse's order, as `symbol_terms` is).
+    /// The id the next symbol written will have; [`ApartBuild::add`] moves it past a file's.
+    pub(super) fn next_symbol_id(&mut self) -> &mut i64 {
+        &mut self.next_symbol_id
+    }
+
+    /// Hands on one parsed file's symbols and terms, under the ids the writer gave the file and
+    /// its symbols (`symbol_ids`, in the parse's order, from [`ApartBuild::next_symbol_id`]).
+    /// The parse is freed on the symbols' thread too.
     pub(super) fn add(
         &self,
         file_id: i64,
-        file: FileTerms,
+        file: Box<ParsedFile>,
         symbol_ids: &[i64],
-        symbols: Vec<SymbolTerms>,
+        blobs: Blobs,
     ) {
-        self.files.send((file_id, file));
-        let rows: Vec<(i64, SymbolTerms)> = symbol_ids.iter().copied().zip(symbols).collect();
-        if !rows.is_empty() {
-            self.symbols.send(rows);
+        let Blobs {
+            file_terms,
+            mut symbol_terms,
+            ..
+        } = blobs;
+        self.file_terms.send((file_id, file_terms));
+        let name_splits = symbol_terms
+            .iter_mut()
+            .map(|t| std::mem::take(&mut t.name_split))
+            .collect();
+        if let Some(&first_id) = symbol_ids.first() {
+            let rows: Vec<(i64, SymbolTerms)> =
+                symbol_ids.iter().copied().zip(symbol_terms).collect();
+            self.symbol_terms.send(rows);
+            self.symbols.send(FileSymbols {
+                file_id,
+                first_id,
+                file,
+                name_splits,
+            });
         }
     }
 
-    /// Waits for both tables and copies them into the index through `conn`, inside its write
-    /// transaction. The scratch files stay attached until the transaction ends
+    /// Waits for the three tables and copies them into the index through `conn`, inside its
+    /// write transaction. The scratch files stay attached until the transaction ends
     /// ([`clean_up`]).
     pub(super) fn finish_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
-        let built = [self.symbols.finish(), self.files.finish()];
+        let built = [
+            self.symbols.finish(),
+            self.symbol_terms.finish(),
+            self.file_terms.finish(),
+        ];
         for table in built {
             let (table, path) = table?;
-            store::copy_built_terms(conn, table, &path).map_err(store::db_err(db))?;
+            store::copy_apart(conn, table, &path).map_err(store::db_err(db))?;
         }
         Ok(())
     }
 }
 
+/// Writes one file's symbols' rows, numbered from `first_id` in the parse's order.
+fn insert_symbols(conn: &Connection, rows: FileSymbols) -> rusqlite::Result<()> {
+    let ids: Vec<i64> = (rows.first_id..).take(rows.file.symbols.len()).collect();
+    for (ord, (s, id)) in rows.file.symbols.iter().zip(&ids).enumerate() {
+        let decorators = joined_decorators(s);
+        let name_split = rows.name_splits.get(ord).map(String::as_str);
+        let row = symbol_record(
+            rows.file_id,
+            ord,
+            s,
+            &ids,
+            decorators.as_deref(),
+            name_split,
+        );
+        build::insert_symbol_as(conn, *id, &row)?;
+    }
+    Ok(())
+}
+
 /// After the write transaction ended, committed or not: detaches the scratch files and removes
 /// them (none is no error), so a failed build leaves nothing behind either.
 pub(super) fn clean_up(conn: &Connection, db: &Path) {
-    store::detach_built_terms(conn);
-    for table in [TermTable::Symbols, TermTable::Files] {
+    store::detach_apart(conn);
+    for table in Apart::ALL {
         store::remove_files(&table.scratch_path(db));
     }
 }
 
-/// One full-text table written by one thread into its scratch file.
+/// One table written by one thread into its scratch file.
 struct TableBuild<T> {
-    table: TermTable,
+    table: Apart,
     path: PathBuf,
     sender: Option<SyncSender<T>>,
     thread: Option<JoinHandle<rusqlite::Result<()>>>,
@@ -100,7 +169,7 @@ struct TableBuild<T> {
 impl<T: Send + 'static> TableBuild<T> {
     fn start(
         db: &Path,
-        table: TermTable,
+        table: Apart,
         insert: fn(&Connection, T) -> rusqlite::Result<()>,
     ) -> Result<TableBuild<T>> {
         let path = table.scratch_path(db);
@@ -109,9 +178,9 @@ impl<T: Send + 'static> TableBuild<T> {
         let conn = open_scratch(&path, table).map_err(store::db_err(&path))?;
         let (sender, receiver) = sync_channel(QUEUED_FILES);
         let thread = std::thread::Builder::new()
-            .name(format!("cast {}", table_name(table)))
+            .name(format!("cast {}", table.table()))
             .spawn(move || write_all(&conn, receiver, insert))
-            .map_err(|e| IndexError::FullText {
+            .map_err(|e| IndexError::ScratchTable {
                 path: path.clone(),
                 reason: format!("cannot start its thread: {e}"),
             })?;
@@ -132,9 +201,9 @@ impl<T: Send + 'static> TableBuild<T> {
     }
 
     /// Ends the input and waits for the thread: the table and its file, or why it failed.
-    fn finish(&mut self) -> Result<(TermTable, PathBuf)> {
+    fn finish(&mut self) -> Result<(Apart, PathBuf)> {
         self.sender = None;
-        let panicked = || IndexError::FullText {
+        let panicked = || IndexError::ScratchTable {
             path: self.path.clone(),
             reason: "the thread writing it panicked".into(),
         };
@@ -148,7 +217,7 @@ impl<T: Send + 'static> TableBuild<T> {
 }
 
 impl<T> Drop for TableBuild<T> {
-    /// A build that failed before [`TermsBuild::finish_into`] still stops its threads.
+    /// A build that failed before [`ApartBuild::finish_into`] still stops its threads.
     fn drop(&mut self) {
         self.sender = None;
         if let Some(thread) = self.thread.take() {
@@ -157,15 +226,8 @@ impl<T> Drop for TableBuild<T> {
     }
 }
 
-fn table_name(table: TermTable) -> &'static str {
-    match table {
-        TermTable::Symbols => "symbol terms",
-        TermTable::Files => "file terms",
-    }
-}
-
 /// A scratch file for one table: written once and copied, so neither journaled nor synced.
-fn open_scratch(path: &Path, table: TermTable) -> rusqlite::Result<Connection> {
+fn open_scratch(path: &Path, table: Apart) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     conn.execute_batch(&format!(
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{SCRATCH_CACHE_KIB};"
