@@ -640,14 +640,33 @@ const SHADOW_TABLES: [&str; 3] = ["data", "idx", "docsize"];
 /// [`detach_apart`] (SQLite detaches no file a transaction has read).
 pub(crate) fn copy_apart(conn: &Connection, table: Apart, from: &Path) -> rusqlite::Result<()> {
     let scratch = table.scratch_schema();
-    let path = from.to_string_lossy();
-    conn.execute(&format!("ATTACH DATABASE ?1 AS {scratch}"), [path.as_ref()])?;
+    conn.execute(
+        &format!("ATTACH DATABASE ?1 AS {scratch}"),
+        // Bound as text with the path's bytes.
+        [rusqlite::types::ToSqlOutput::Borrowed(
+            rusqlite::types::ValueRef::Text(path_value(from).as_ref()),
+        )],
+    )?;
     for name in table.stored_in() {
         conn.execute_batch(&format!(
             "DELETE FROM main.{name}; INSERT INTO main.{name} SELECT * FROM {scratch}.{name};"
         ))?;
     }
     Ok(())
+}
+
+/// A path as SQLite takes a file name: its bytes, which on Unix need not be UTF-8 (a lossy
+/// conversion would name another file).
+fn path_value(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
+    }
 }
 
 /// After the transaction that copied them ended: detaches the scratch files [`copy_apart`]
