@@ -152,14 +152,18 @@ impl IndexWriter<'_> {
         // written once, not twice).
         store::empty_unusable(self.conn).map_err(&err)?;
         let bulk = store::begin_bulk(self.conn).map_err(&err)?;
+        // Whether this build made scratch files (`apart`), to be removed whatever the outcome.
+        let mut made_scratch = false;
         let result = build::begin_write(self.conn)
             .map_err(&err)
-            .and_then(|()| self.update(walk, progress, listing));
+            .and_then(|()| self.update(walk, progress, listing, &mut made_scratch));
         let result = match result {
             Ok(mut report) => {
                 let t = Instant::now();
                 let committed = build::commit(self.conn).map_err(&err);
-                apart::clean_up(self.conn, self.db_path);
+                if made_scratch {
+                    apart::clean_up(self.conn, self.db_path);
+                }
                 if committed.is_ok() && report.cold && !bulk {
                     // A new index leaves a WAL as large as the database; fold it in now.
                     build::checkpoint(self.conn);
@@ -171,7 +175,9 @@ impl IndexWriter<'_> {
             }
             Err(e) => {
                 build::rollback(self.conn);
-                apart::clean_up(self.conn, self.db_path);
+                if made_scratch {
+                    apart::clean_up(self.conn, self.db_path);
+                }
                 Err(e)
             }
         };
@@ -192,6 +198,7 @@ impl IndexWriter<'_> {
         walk: &WalkOptions,
         progress: &mut dyn FnMut(Progress),
         listing: Option<Listing>,
+        made_scratch: &mut bool,
     ) -> Result<IndexReport> {
         let started = Instant::now();
         let err = db_err(self.db_path);
@@ -229,6 +236,7 @@ impl IndexWriter<'_> {
 
         // A new index's symbols and full-text tables are written beside this thread, and
         // copied in here; its symbols' names are indexed once they are all in.
+        *made_scratch = report.cold;
         let mut apart = report
             .cold
             .then(|| ApartBuild::start(conn, self.db_path))
