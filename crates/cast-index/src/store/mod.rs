@@ -92,10 +92,10 @@ CREATE TABLE symbols(
 CREATE INDEX symbols_file ON symbols(file_id, ord);
 ";
 
-/// Symbols by name (for `cast show NAME` and the name lookups of search). A new index creates it
-/// after its symbols are written ([`drop_name_index`]): SQLite then sorts the names once instead
-/// of inserting each into the B-tree in no order.
-const SYMBOLS_NAME_INDEX: &str = "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);";
+/// Symbols by name (for `cast show NAME` and the name lookups of search). Its own statement
+/// only because the scratch file of a new index's symbols has it too ([`Apart::create`]): rows
+/// are copied between tables with the same indexes without decoding them.
+const SYMBOLS_NAME_INDEX: &str = "CREATE INDEX symbols_name ON symbols(name);";
 
 /// The two full-text tables a build writes, each also created alone in the scratch file a new
 /// index builds it in ([`Apart::create`]).
@@ -533,17 +533,6 @@ pub(crate) fn re_state(conn: &Connection) -> rusqlite::Result<State> {
     state(conn)
 }
 
-/// Before a new index's symbols are written: drops the index of their names, which
-/// [`create_name_index`] creates again once they are all in (inside the same transaction).
-pub(crate) fn drop_name_index(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch("DROP INDEX IF EXISTS symbols_name")
-}
-
-/// Creates the index of symbols' names when it is not there ([`drop_name_index`]).
-pub(crate) fn create_name_index(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(SYMBOLS_NAME_INDEX)
-}
-
 /// Which full-text table a query runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TermTable {
@@ -600,11 +589,14 @@ impl Apart {
 
     /// Creates the table, as the index's schema defines it, in `conn`'s main database.
     pub(crate) fn create(self, conn: &Connection) -> rusqlite::Result<()> {
-        conn.execute_batch(match self {
-            Apart::Symbols => SYMBOLS,
-            Apart::Terms(TermTable::Symbols) => SYMBOL_TERMS,
-            Apart::Terms(TermTable::Files) => FILE_TERMS,
-        })
+        match self {
+            Apart::Symbols => {
+                conn.execute_batch(SYMBOLS)?;
+                conn.execute_batch(SYMBOLS_NAME_INDEX)
+            }
+            Apart::Terms(TermTable::Symbols) => conn.execute_batch(SYMBOL_TERMS),
+            Apart::Terms(TermTable::Files) => conn.execute_batch(FILE_TERMS),
+        }
     }
 
     /// Where a new index at `db` writes this table: a scratch file beside it.

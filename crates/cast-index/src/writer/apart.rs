@@ -296,7 +296,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             name_index, 1,
-            "the index of names is made again after the symbols"
+            "the index of names is copied in with the symbols"
         );
 
         // A refresh writes in place, on top of the copied tables.

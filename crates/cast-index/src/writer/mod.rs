@@ -235,20 +235,16 @@ impl IndexWriter<'_> {
         report.phases.walk = lap(&mut phase);
 
         // A new index's symbols and full-text tables are written beside this thread, and
-        // copied in here; its symbols' names are indexed once they are all in.
+        // copied in here.
         *made_scratch = report.cold;
         let mut apart = report
             .cold
             .then(|| ApartBuild::start(conn, self.db_path))
             .transpose()?;
-        if report.cold {
-            store::drop_name_index(conn).map_err(&err)?;
-        }
         let mut written =
             self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
         if let Some(apart) = apart {
             apart.finish_into(conn, self.db_path)?;
-            store::create_name_index(conn).map_err(&err)?;
         }
         report.phases.parse_and_write = lap(&mut phase);
         report.deleted = self.delete_missing(&old)?;
