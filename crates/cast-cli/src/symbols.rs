@@ -130,13 +130,15 @@ pub fn run(args: Args, out: &mut Out) -> anyhow::Result<Exit> {
         }
         found.extend(paths.into_iter().map(|rel| (index, rel)));
     }
+    // Asked once per root, not once per file on the parser threads.
+    let roots_are_files: Vec<bool> = args.paths.iter().map(|root| root.is_file()).collect();
     // Made on the parser threads: the file's text as the listing names it, and its rows.
     let list = |(index, rel): &(usize, Box<Path>)| -> (String, Listed) {
         let root = &args.paths[*index];
         let root_text = root.to_string_lossy();
         // A file is shown by its path relative to the root, or, among several roots, joined
         // to its root (a root that is a file by the root itself).
-        let root_is_file = root.is_file();
+        let root_is_file = roots_are_files[*index];
         let path = if root_is_file {
             root.clone()
         } else {
