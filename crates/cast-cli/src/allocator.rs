@@ -4,6 +4,10 @@
 //!   global allocator). A parse allocates a syntax node at a time, on every core; with glibc's
 //!   malloc, a sixth of `cast symbols`'s CPU went to malloc and free (their locks, arena growth
 //!   and consolidation).
+//! - SQLite allocates through mimalloc too. Its page cache is freed page by page, and glibc
+//!   kept what SQLite freed: when an index build shrinks its page cache before resolution
+//!   (`cast_index`'s writer), the memory now goes back to the system (a cold build of three
+//!   copies of the standard library peaked at 338 MB; see docs/analyzer.md).
 //! - mimalloc hands freed pages back to the system after 50 ms instead of its default second.
 //!   A listing or a build frees each file's syntax tree as the next is parsed; held for a
 //!   second, those pages were most of the peak (`cast symbols` over the standard library:
@@ -13,6 +17,8 @@
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_long, c_void};
+
+use rusqlite::ffi as sqlite;
 
 use libmimalloc_sys::{mi_free, mi_malloc, mi_realloc, mi_zalloc};
 
@@ -62,7 +68,53 @@ unsafe extern "C" fn ts_free(ptr: *mut c_void) {
 unsafe extern "C" {
     fn mi_version() -> c_int;
     fn mi_option_set(option: c_int, value: c_long);
+    fn mi_usable_size(p: *const c_void) -> usize;
+    fn mi_good_size(size: usize) -> usize;
 }
+
+// SQLite's allocator (`sqlite3_mem_methods`): sizes are C `int`s, and a failed allocation is
+// a null it reports as SQLITE_NOMEM, so these do not abort.
+
+unsafe extern "C" fn sqlite_malloc(size: c_int) -> *mut c_void {
+    match usize::try_from(size) {
+        // SAFETY: mi_malloc takes any size.
+        Ok(size) => unsafe { mi_malloc(size) },
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+unsafe extern "C" fn sqlite_free(ptr: *mut c_void) {
+    // SAFETY: SQLite passes null or a pointer sqlite_malloc or sqlite_realloc returned.
+    unsafe { mi_free(ptr) }
+}
+
+unsafe extern "C" fn sqlite_realloc(ptr: *mut c_void, size: c_int) -> *mut c_void {
+    match usize::try_from(size) {
+        // SAFETY: as sqlite_free; mi_realloc keeps the contents up to the smaller size.
+        Ok(size) => unsafe { mi_realloc(ptr, size) },
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+unsafe extern "C" fn sqlite_size(ptr: *mut c_void) -> c_int {
+    // SAFETY: SQLite asks only of pointers this allocator returned.
+    let size = unsafe { mi_usable_size(ptr) };
+    c_int::try_from(size).unwrap_or(c_int::MAX)
+}
+
+unsafe extern "C" fn sqlite_roundup(size: c_int) -> c_int {
+    let Ok(bytes) = usize::try_from(size) else {
+        return size;
+    };
+    // SAFETY: a plain function of its argument.
+    c_int::try_from(unsafe { mi_good_size(bytes) }).unwrap_or(size)
+}
+
+unsafe extern "C" fn sqlite_init(_: *mut c_void) -> c_int {
+    sqlite::SQLITE_OK
+}
+
+unsafe extern "C" fn sqlite_shutdown(_: *mut c_void) {}
 
 /// `mi_option_purge_delay`'s place in mimalloc 3's `mi_option_t` (include/mimalloc.h); set
 /// only when the linked mimalloc says it is version 3 (`mi_version()` is major·10000 + minor·100
@@ -75,8 +127,9 @@ const PURGE_DELAY_MS: c_long = 50;
 ///
 /// # Safety
 ///
-/// Call it first thing in `main`, before any tree-sitter object exists (one freed later by
-/// the other allocator would corrupt it), and before any second thread starts.
+/// Call it first thing in `main`, before any tree-sitter object or SQLite connection exists
+/// (one freed later by the other allocator would corrupt it), and before any second thread
+/// starts.
 pub unsafe fn set_up() {
     // SAFETY: both are plain calls into the linked mimalloc; the option is set only on the
     // version whose option list the constant was read from.
@@ -85,7 +138,32 @@ pub unsafe fn set_up() {
             mi_option_set(MI3_OPTION_PURGE_DELAY, PURGE_DELAY_MS);
         }
         tree_sitter_allocates_with_mimalloc();
+        sqlite_allocates_with_mimalloc();
     }
+}
+
+/// Makes SQLite allocate with mimalloc (see [`set_up`] for when it may be called: before
+/// SQLite is initialised, which the first connection does). Should SQLite refuse (it was
+/// initialised already), it keeps its own allocator, which is only less frugal.
+unsafe fn sqlite_allocates_with_mimalloc() {
+    let methods = sqlite::sqlite3_mem_methods {
+        xMalloc: Some(sqlite_malloc),
+        xFree: Some(sqlite_free),
+        xRealloc: Some(sqlite_realloc),
+        xSize: Some(sqlite_size),
+        xRoundup: Some(sqlite_roundup),
+        xInit: Some(sqlite_init),
+        xShutdown: Some(sqlite_shutdown),
+        pAppData: std::ptr::null_mut(),
+    };
+    // SAFETY: SQLite copies the methods before it returns; they are one allocator family
+    // with malloc's alignment; no connection exists yet (the caller's promise).
+    let _ = unsafe {
+        sqlite::sqlite3_config(
+            sqlite::SQLITE_CONFIG_MALLOC,
+            &methods as *const sqlite::sqlite3_mem_methods,
+        )
+    };
 }
 
 /// Makes tree-sitter allocate with mimalloc (see [`set_up`] for when it may be called).

@@ -343,6 +343,19 @@ pub(crate) fn set_cache_kib(conn: &Connection, kib: u64) -> rusqlite::Result<()>
     set_cache_size(conn, -i64::try_from(kib).unwrap_or(i64::MAX))
 }
 
+/// Shrinks `conn`'s page cache to `kib` KiB in the middle of a write: its dirty pages are
+/// written to the file first (still inside the transaction, which a rollback undoes), since
+/// SQLite frees only clean pages, and the freed memory is handed back. Should another
+/// connection's lock stop the write, the cache keeps its pages until the transaction ends.
+pub(crate) fn shrink_cache(conn: &Connection, kib: u64) -> rusqlite::Result<()> {
+    match conn.cache_flush() {
+        Err(err) if is_busy(&err) => {}
+        other => other?,
+    }
+    set_cache_kib(conn, kib)?;
+    conn.release_memory()
+}
+
 /// A file of at most this many pages holds nothing worth a journal (a new file, or one made
 /// and never filled).
 const BULK_MAX_PAGES: i64 = 64;
@@ -1224,6 +1237,49 @@ mod tests {
         // A file that holds something keeps its WAL.
         assert!(!begin_bulk(&conn).unwrap());
         assert_eq!(journal_mode(&conn), "wal");
+    }
+
+    #[test]
+    fn a_cache_shrunk_inside_a_write_keeps_the_transaction_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(".cast/index.sqlite");
+        let fill = "CREATE TABLE IF NOT EXISTS filler(x BLOB); \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) \
+             INSERT INTO filler SELECT randomblob(4096) FROM n;";
+        let rows = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT count(*) FROM filler", [], |r| r.get(0))
+                .unwrap_or(0)
+        };
+        // In WAL mode and with a rollback journal (a new file's build, see `begin_bulk`).
+        for bulk in [false, true] {
+            let (conn, _) = open(&db).unwrap();
+            if bulk {
+                assert!(begin_bulk(&conn).unwrap());
+            }
+            let journal = if bulk { "delete" } else { "wal" };
+            assert_eq!(journal_mode(&conn), journal);
+            set_cache_kib(&conn, 16 * 1024).unwrap();
+            // 8 MB of dirty pages, then the cache shrunk under them: a rollback undoes them.
+            conn.execute_batch(&format!("BEGIN IMMEDIATE; {fill}"))
+                .unwrap();
+            shrink_cache(&conn, 1024).unwrap();
+            assert_eq!(cache_size(&conn).unwrap(), -1024);
+            assert_eq!(rows(&conn), 2000);
+            conn.execute_batch("ROLLBACK").unwrap();
+            assert_eq!(rows(&conn), 0);
+            // Committed, they are all there, from this connection and from a new one.
+            conn.execute_batch(&format!("BEGIN IMMEDIATE; {fill}"))
+                .unwrap();
+            shrink_cache(&conn, 1024).unwrap();
+            conn.execute_batch(&format!("{fill} COMMIT;")).unwrap();
+            assert_eq!(rows(&conn), 4000);
+            assert_eq!(rows(&connect(&db).unwrap()), 4000);
+            if bulk {
+                end_bulk(&conn).unwrap();
+            }
+            drop(conn);
+            std::fs::remove_dir_all(dir.path().join(".cast")).unwrap();
+        }
     }
 
     #[test]

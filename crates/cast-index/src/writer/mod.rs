@@ -475,6 +475,8 @@ impl IndexWriter<'_> {
     ) -> Result<()> {
         let err = db_err(self.db_path);
         let conn = self.conn;
+        // The page cache the parse results were written through gives way to the catalog.
+        store::shrink_cache(conn, self.memory.resolve_cache_kib()).map_err(&err)?;
         let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
         report.phases.load_catalog = lap(phase);
         let targets: Vec<i64> = if written.structure_changed || report.cold {
