@@ -8,6 +8,7 @@ pub mod modpath;
 pub mod rank;
 pub mod resolve;
 pub(crate) mod stored;
+pub(crate) mod texts;
 
 use std::collections::HashMap;
 

@@ -38,6 +38,7 @@ use cast_parser::{Import, RefKind, SymbolKind, TypeFact, TypeSource};
 
 use crate::codec::{FileRefs, Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
 use crate::graph::modpath::{self, Family};
+use crate::graph::texts::Texts;
 use cast_parser::modules::CommonNames;
 
 /// A receiver expression's resolution (the class it names and how), cached per scope.
@@ -273,44 +274,6 @@ impl CatImport {
     }
 }
 
-/// Interned strings: each once, shared by the map and the list.
-#[derive(Debug, Default)]
-pub(crate) struct Texts {
-    ids: HashMap<std::sync::Arc<str>, u32>,
-    list: Vec<std::sync::Arc<str>>,
-}
-
-impl Texts {
-    const NONE: u32 = u32::MAX;
-
-    fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.list.len() as u32;
-        let text: std::sync::Arc<str> = s.into();
-        self.list.push(text.clone());
-        self.ids.insert(text, id);
-        id
-    }
-
-    fn intern_opt(&mut self, s: Option<&str>) -> u32 {
-        s.map_or(Self::NONE, |s| self.intern(s))
-    }
-
-    fn id(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-
-    fn get(&self, id: u32) -> &str {
-        self.list.get(id as usize).map_or("", |t| t)
-    }
-
-    fn get_opt(&self, id: u32) -> Option<&str> {
-        (id != Self::NONE).then(|| self.get(id))
-    }
-}
-
 /// Row id → dense index, for the files' and the symbols' ids. Row ids are nearly always dense
 /// (1 to the row count, with the gaps deletions leave), so those are a list indexed by id (four
 /// bytes a row, where a hash table takes 17 to 34); an id far past the rows there are goes to a
@@ -398,8 +361,8 @@ pub(crate) struct Catalog {
     pub file_by_id: IdMap,
     pub syms: Vec<CatSym>,
     pub sym_by_id: IdMap,
-    names: HashMap<String, u32>,
-    pub name_list: Vec<String>,
+    /// The symbols' names ([`CatSym::name`]).
+    names: Texts,
     /// The strings of imports ([`CatImport`]).
     texts: Texts,
     /// Modules by name, the names interned in `texts` (a name and each of its tails is a
@@ -545,17 +508,11 @@ impl Catalog {
     }
 
     pub(crate) fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.names.get(s) {
-            return id;
-        }
-        let id = self.name_list.len() as u32;
-        self.name_list.push(s.to_owned());
-        self.names.insert(s.to_owned(), id);
-        id
+        self.names.intern(s)
     }
 
     fn name_id(&self, s: &str) -> Option<u32> {
-        self.names.get(s).copied()
+        self.names.id(s)
     }
 
     /// The imports of `f` that bind `name` (star imports excluded), in source order.
@@ -808,8 +765,7 @@ impl Catalog {
     /// keeping what ranking reads (files' ids and imports between files, symbols and ids):
     /// ranking's own lists then take the memory back instead of adding to the peak.
     pub(crate) fn release_lookups(&mut self) {
-        self.names = HashMap::default();
-        self.name_list = Vec::new();
+        self.names = Texts::default();
         self.texts = Texts::default();
         self.module_exact = HashMap::default();
         self.module_suffix = HashMap::default();
@@ -1038,7 +994,7 @@ impl Catalog {
         while let Some(s) = cur {
             let sym = &self.syms[s as usize];
             if sym.kind == SymbolKind::Module {
-                out.push(self.name_list[sym.name as usize].as_str());
+                out.push(self.names.get(sym.name));
             }
             cur = sym.parent();
         }
@@ -1290,7 +1246,7 @@ impl Catalog {
                 if hops >= MAX_MODULE_HOPS {
                     return None;
                 }
-                let module_name = &self.name_list[sym.name as usize];
+                let module_name = self.names.get(sym.name);
                 let imp = self
                     .imports_named(&self.files[sym.file as usize], module_name)
                     .find(|i| self.texts.get(i.module) == "self")?;
