@@ -40,11 +40,12 @@ pub struct Args {
     /// Skip files larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FILESIZE)]
     max_filesize: u64,
-    /// What the build may buffer, in MiB: a quarter for SQLite's page cache, the rest for parse
-    /// results waiting to be written and references being resolved. What grows with the tree
-    /// (the names resolution looks up, ranking's edges) comes on top: 256 MiB builds the stdlib
-    /// with site-packages (141 MB of source) in about 280 MB. Default: $CAST_INDEX_MEMORY, else
-    /// 256; at least 32.
+    /// What the build may buffer, in MiB: a quarter for SQLite's page cache while files are
+    /// written (a sixteenth while references are resolved), the rest for parse results waiting
+    /// to be written and references being resolved. What grows with the tree (the names
+    /// resolution looks up, ranking's edges) comes on top: 256 MiB builds the stdlib with
+    /// site-packages (141 MB of source) in about 185 MB, three copies of it in about 275 MB.
+    /// Default: $CAST_INDEX_MEMORY, else 256; at least 32.
     #[arg(long, value_name = "MIB")]
     memory: Option<u64>,
     #[command(flatten)]

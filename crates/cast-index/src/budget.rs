@@ -10,7 +10,7 @@
 /// edge) grow with the tree, and a parse holds one file's syntax tree per core.
 ///
 /// The default, 256 MiB, is the size every figure in `docs/analyzer.md` was measured with: a
-/// cold build of the stdlib with site-packages (141 MB of source) peaks at about 280 MB.
+/// cold build of the stdlib with site-packages (141 MB of source) peaks at about 185 MB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemoryBudget {
     mebibytes: u64,
