@@ -4,10 +4,10 @@
 //!   global allocator). A parse allocates a syntax node at a time, on every core; with glibc's
 //!   malloc, a sixth of `cast symbols`'s CPU went to malloc and free (their locks, arena growth
 //!   and consolidation).
-//! - SQLite allocates through mimalloc too. Its page cache is freed page by page, and glibc
-//!   kept what SQLite freed: when an index build shrinks its page cache before resolution
-//!   (`cast_index`'s writer), the memory now goes back to the system (a cold build of three
-//!   copies of the standard library peaked at 338 MB; see docs/analyzer.md).
+//! - SQLite allocates through mimalloc too. An index build shrinks its page cache before
+//!   resolution (`cast_index`'s writer); glibc kept the pages SQLite then freed, mimalloc
+//!   returns them (a cold build of three copies of the standard library peaks about 55 MB
+//!   lower; see docs/analyzer.md).
 //! - mimalloc hands freed pages back to the system after 50 ms instead of its default second.
 //!   A listing or a build frees each file's syntax tree as the next is parsed; held for a
 //!   second, those pages were most of the peak (`cast symbols` over the standard library:

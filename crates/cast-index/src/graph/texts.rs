@@ -8,9 +8,8 @@ use rustc_hash::FxBuildHasher;
 
 /// Interned strings, numbered in the order they came. They lie end to end in one buffer, and
 /// the table that finds a string's number holds the number only: about the string's length
-/// plus 13 bytes each, where a map from owned strings with a list beside it took about 75
-/// (a catalog of three copies of the standard library holds 317,000 of them: 37 MiB then,
-/// see docs/analyzer.md).
+/// plus 13 bytes each, where a map from owned strings with a list beside it takes about 75 (a
+/// catalog of three copies of the standard library holds 317,000 strings).
 #[derive(Debug, Default)]
 pub(crate) struct Texts {
     /// Every string, one after another.
