@@ -323,8 +323,11 @@ pub(crate) struct SymtabEntry {
     /// A signature for a type checker only (Python's `@overload`): calls go to the definition
     /// of the same name that is not one.
     pub overload: bool,
-    /// The class its return annotation names, as written (Python).
+    /// The type its return annotation names, as written (`Client`, `pkg.Client`).
     pub returns: Option<String>,
+    /// The type a method declared outside it belongs to (Go's receiver: `Server` for `func (s
+    /// *Server) Start()`).
+    pub owner: Option<String>,
 }
 
 pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
@@ -339,6 +342,7 @@ pub(crate) fn encode_symtab(entries: &[SymtabEntry]) -> Vec<u8> {
         put_varint(&mut rec, u64::from(e.decorated_line));
         put_varint(&mut rec, u64::from(e.header_end_line));
         put_varint(&mut rec, strings.id(e.returns.as_deref()));
+        put_varint(&mut rec, strings.id(e.owner.as_deref()));
     }
     strings.finish(rec)
 }
@@ -361,6 +365,7 @@ pub(crate) fn decode_symtab(data: &[u8]) -> Option<Vec<SymtabEntry>> {
             header_end_line: r.u32()?,
             overload: kind_and_overload & 1 == 1,
             returns: string_at(&strings, r.varint()?)?,
+            owner: string_at(&strings, r.varint()?)?,
         });
     }
     r.at_end().then_some(out)

@@ -12,6 +12,9 @@
 //! | | `@body` | the part a skeleton elides; the signature ends where it starts (default: the node's `body` field; none: the whole node is the signature) |
 //! | references | `@reference.call`, `@reference.inherit`, `@reference.type` | a call; a base class, implemented interface or trait; a type named in a signature or declaration |
 //! | | `@name`, `@receiver` | the called or inherited name and the expression before it |
+//! | | `@fact.var`, `@fact.field` | a variable, or a field of the instance (`self.x`), whose type the code states: a [`crate::TypeFact`] |
+//! | | `@fact.type`, `@fact.new`, `@fact.same` | the type it is declared with; the type or function whose call gives its value (`Client{}`, `new Client()`, `NewClient()`); the variable whose value it takes (`p := c`) |
+//! | | `@fact.in` | the body the fact holds in, where it is declared before it (a parameter: the function's body) |
 //! | imports | `@import` | an import statement (one [`Import`] per match) |
 //! | | `@import.module`, `@import.name`, `@import.alias`, `@import.star` | its parts: quotes are stripped from the module |
 //! | | `@import.tree` | syntax a query cannot flatten (Rust's use trees), handed to [`LanguageDescription::import_tree`] |
@@ -82,6 +85,10 @@ pub struct LanguageDescription {
     /// Works around a grammar bug: rewrites the text before parsing, keeping every byte
     /// offset (`None`: nothing to change). Symbols and lines still come from the original.
     pub fixup: Option<fn(&str) -> Option<String>>,
+    /// The field of a function's node that holds its return type (`result` in Go): a call's
+    /// receiver is then typed by what the function returns (`NewServer().Start()`, `c :=
+    /// NewClient()`). `None`: not read.
+    pub returns: Option<&'static str>,
     /// Its module system and the standard-library names resolution must not resolve by
     /// name alone.
     pub modules: crate::modules::ModuleRules,
@@ -240,6 +247,12 @@ pub(crate) struct CompiledReferences {
     pub ref_type: Option<u32>,
     pub ref_name: Option<u32>,
     pub ref_receiver: Option<u32>,
+    pub fact_var: Option<u32>,
+    pub fact_field: Option<u32>,
+    pub fact_type: Option<u32>,
+    pub fact_new: Option<u32>,
+    pub fact_same: Option<u32>,
+    pub fact_in: Option<u32>,
     pub imports: Query,
     /// Where the patterns of `imports` start (`None`: anywhere).
     pub import_starts: Option<crate::rooted::PatternStarts>,
@@ -307,6 +320,12 @@ impl CompiledReferences {
             ref_type: references.capture_index_for_name("reference.type"),
             ref_name: references.capture_index_for_name("name"),
             ref_receiver: references.capture_index_for_name("receiver"),
+            fact_var: references.capture_index_for_name("fact.var"),
+            fact_field: references.capture_index_for_name("fact.field"),
+            fact_type: references.capture_index_for_name("fact.type"),
+            fact_new: references.capture_index_for_name("fact.new"),
+            fact_same: references.capture_index_for_name("fact.same"),
+            fact_in: references.capture_index_for_name("fact.in"),
             import: imports.capture_index_for_name("import"),
             import_module: imports.capture_index_for_name("import.module"),
             import_name: imports.capture_index_for_name("import.name"),

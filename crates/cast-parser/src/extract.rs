@@ -15,6 +15,7 @@ use crate::python::count_lines;
 use crate::source::LineIndex;
 use crate::{
     Import, LanguageParser, ParseError, ParsedFile, RefKind, Reference, Symbol, SymbolKind,
+    TypeFact, TypeSource,
 };
 use crate::{rooted, ts};
 
@@ -97,8 +98,9 @@ pub(crate) fn extract(
         })
         .collect();
     let definition_names: HashSet<usize> = defs.iter().map(|d| d.name.id()).collect();
-    let references = references(d, r, &mut cursor, root, text, &definition_names);
+    let (references, facts) = references(d, r, &mut cursor, root, text, &definition_names);
     let ref_scopes = scopes(&ranges, references.iter().map(|(at, _)| *at));
+    let fact_scopes = scopes(&ranges, facts.iter().map(|(at, _)| *at));
     let imports = imports(d, r, &mut cursor, root, text);
     let import_scopes = scopes(&ranges, imports.iter().map(|(at, _)| *at));
     Ok(ParsedFile {
@@ -114,7 +116,11 @@ pub(crate) fn extract(
             .zip(ref_scopes)
             .map(|((_, r), scope)| Reference { scope, ..r })
             .collect(),
-        type_facts: Vec::new(),
+        type_facts: facts
+            .into_iter()
+            .zip(fact_scopes)
+            .map(|((_, f), scope)| TypeFact { scope, ..f })
+            .collect(),
         description: docs.module,
         line_count: count_lines(text),
         syntax_error: syntax_error(d, root, text),
@@ -435,7 +441,16 @@ fn build_symbols(
             start_byte: first_byte,
             end_byte: def.node.end_byte().max(anchor.end_byte()),
             body_start: def.body.map(|b| b.start_byte()),
-            returns: None,
+            returns: match (kind, d.returns) {
+                (SymbolKind::Function | SymbolKind::Method, Some(field)) => def
+                    .node
+                    .child_by_field_name(field)
+                    .map(first_result)
+                    .and_then(|t| type_path(ts::text(t, text), d.path_separator))
+                    // `Self` (Rust) is the `impl`'s type, which resolution finds.
+                    .filter(|t| t == "Self" || !d.modules.common.is_common_type(t)),
+                _ => None,
+            },
         });
     }
     symbols
@@ -843,9 +858,99 @@ fn tidy_signature(header: &str) -> String {
         .replace(", >", ">")
 }
 
-/// References in source order. A name is read once (the first pattern that matches it wins:
-/// `Cache { … }` is a construction, not also a type use); a definition's own name is not a
-/// reference.
+/// A type or a callee as resolution reads it: a dotted path without what makes it a pointer,
+/// a reference or a generic (`*pkg.Server` → `pkg.Server`, `&'a mut Vec<T>` → `Vec`,
+/// `Client::new` → `Client.new`); `None` for what names no one type (`[]T`, `func()`, `A | B`).
+pub(crate) fn type_path(raw: &str, path_separator: &str) -> Option<String> {
+    let mut t = raw.trim();
+    loop {
+        let before = t;
+        t = t.trim_start_matches(['&', '*', ':', ' ']);
+        if let Some(rest) = t.strip_prefix('\'') {
+            t = rest.split_once(' ').map_or("", |(_, r)| r); // a lifetime: `'a `
+        }
+        for prefix in ["mut ", "dyn ", "impl ", "const "] {
+            if let Some(rest) = t.strip_prefix(prefix) {
+                t = rest;
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    let t = &t[..t.find(['<', '[']).unwrap_or(t.len())];
+    let path = t.replace(path_separator, ".");
+    let plain = !path.is_empty()
+        && !path.starts_with('.')
+        && !path.ends_with('.')
+        && !path.contains("..")
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$' || b >= 0x80);
+    plain.then_some(path)
+}
+
+/// The first of several results (Go's `(*Client, error)`): what `c, err := NewClient()` gives
+/// `c`.
+fn first_result(node: Node) -> Node {
+    if node.kind() == "parameter_list"
+        && let Some(first) = node.named_child(0)
+    {
+        return first.child_by_field_name("type").unwrap_or(first);
+    }
+    node
+}
+
+/// A `@fact.*` match: what a variable or a field of the instance is declared to hold.
+fn type_fact(
+    d: &LanguageDescription,
+    c: &CompiledReferences,
+    m: &QueryMatch<'_, '_>,
+    text: &str,
+) -> Option<(usize, TypeFact)> {
+    let (target, field) = match capture(m, c.fact_var) {
+        Some(var) => (var, false),
+        None => (capture(m, c.fact_field)?, true),
+    };
+    let source = if let Some(t) = capture(m, c.fact_type) {
+        let t = type_path(ts::text(t, text), d.path_separator)?;
+        // `int`, `string`, `Context`: no type of the tree, and many.
+        if d.modules.common.is_common_type(&t) {
+            return None;
+        }
+        TypeSource::Annotation(t)
+    } else if let Some(callee) = capture(m, c.fact_new) {
+        TypeSource::Call(type_path(ts::text(callee, text), d.path_separator)?)
+    } else if let Some(other) = capture(m, c.fact_same) {
+        TypeSource::Same(ts::text(other, text).to_owned())
+    } else {
+        TypeSource::Unknown
+    };
+    let name = ts::text(target, text);
+    let name = name.strip_prefix('$').unwrap_or(name);
+    // Declared before the body it holds in (a parameter): placed inside that body.
+    let at = capture(m, c.fact_in).map_or(target.start_byte(), |body| body.start_byte() + 1);
+    Some((
+        at,
+        TypeFact {
+            target: if field {
+                format!("self.{name}")
+            } else {
+                name.to_owned()
+            },
+            source,
+            scope: None,
+            line: ts::start_line(target),
+        },
+    ))
+}
+
+/// References and type facts, each with the byte its scope is found at.
+type ReferencesAndFacts = (Vec<(usize, Reference)>, Vec<(usize, TypeFact)>);
+
+/// References in source order, with the type facts the same query finds. A name is read once
+/// (the first pattern that matches it wins: `Cache { … }` is a construction, not also a type
+/// use); a definition's own name is not a reference.
 fn references(
     d: &LanguageDescription,
     c: &CompiledReferences,
@@ -853,11 +958,31 @@ fn references(
     root: Node,
     text: &str,
     definition_names: &HashSet<usize>,
-) -> Vec<(usize, Reference)> {
+) -> ReferencesAndFacts {
     // Every reading of a name, then read in source order, a name's readings by pattern.
     let mut found: Vec<(usize, usize, Node, RefKind, Option<Node>)> = Vec::new();
+    // Facts by their target's node: a typed reading of a declaration wins over one that
+    // only says it is declared (`let x: T = …` over `let x = …`).
+    let mut facts: HashMap<usize, (usize, TypeFact)> = HashMap::new();
     let starts = c.reference_starts.as_ref();
     rooted::for_each_match(&c.references, starts, cursor, root, text.as_bytes(), |m| {
+        if let Some(fact) = type_fact(d, c, m, text) {
+            let node = capture(m, c.fact_var)
+                .or_else(|| capture(m, c.fact_field))
+                .map_or(0, |n| n.start_byte());
+            let known = |f: &TypeFact| f.source != TypeSource::Unknown;
+            match facts.entry(node) {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    if !known(&e.get().1) && known(&fact.1) {
+                        e.insert(fact);
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(fact);
+                }
+            }
+            return;
+        }
         let kind = if capture(m, c.ref_call).is_some() {
             RefKind::Call
         } else if capture(m, c.ref_inherit).is_some() {
@@ -904,7 +1029,9 @@ fn references(
         seen.insert(name.id(), out.len());
         out.push(reference);
     }
-    out
+    let mut facts: Vec<(usize, (usize, TypeFact))> = facts.into_iter().collect();
+    facts.sort_by_key(|(target, (at, _))| (*at, *target));
+    (out, facts.into_iter().map(|(_, fact)| fact).collect())
 }
 
 /// A receiver as the resolver reads it: paths joined with `.`, generic arguments dropped
@@ -1086,6 +1213,23 @@ mod tests {
             ("[T]", "[T]"),
         ] {
             assert_eq!(type_name(raw, "::"), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn type_paths_keep_the_path_and_lose_pointers_references_and_generics() {
+        for (raw, sep, want) in [
+            ("*Server", ".", Some("Server")),
+            ("*pkg.Server[T]", ".", Some("pkg.Server")),
+            ("&'a mut Vec<T>", "::", Some("Vec")),
+            ("Client::new", "::", Some("Client.new")),
+            (": Map<string, Pool>", ".", Some("Map")),
+            ("[]Server", ".", None),
+            ("func(int) error", ".", None),
+            ("A | B", ".", None),
+            ("(*Client, error)", ".", None),
+        ] {
+            assert_eq!(type_path(raw, sep).as_deref(), want, "{raw}");
         }
     }
 

@@ -56,6 +56,14 @@ impl ModuleFamily {
         )
     }
 
+    /// Whether a method names its instance's fields without `this.` (Java, C#, C++).
+    pub fn implicit_this(self) -> bool {
+        matches!(
+            self,
+            ModuleFamily::Java | ModuleFamily::CSharp | ModuleFamily::C
+        )
+    }
+
     /// Whether a namespace block (C++, C#) or a module (Ruby) leaves the names inside it
     /// reachable as the file's own from other files, once the file is imported or by name.
     pub fn opens_namespaces(self) -> bool {

@@ -40,7 +40,7 @@ fn rust_crates_modules_impls_and_paths() {
             ("main", "open", "call/import"),
             ("main", "Cache", "type/import"),
             ("main", "show", "call/attribute"), // `util::show` through `mod util;`
-            ("main", "Cache::level", "call/name"),
+            ("main", "Cache::level", "call/typed"),
             // app/src/util.rs
             ("show", "helper", "call/attribute"), // `super::helper()`
         ])
@@ -170,13 +170,13 @@ fn go_packages_are_folders() {
         edges(&index),
         triples(&[
             ("main", "New", "call/attribute"), // store.New() through the package import
-            ("main", "Store.Add", "call/name"),
+            ("main", "Store.Add", "call/typed"), // `s := store.New()` gives a `*Store`
             ("main", "helper", "call/import"), // util.go, same package
             ("New", "Store", "call/local"),
             ("New", "Store", "type/local"), // `*Store`, its result
             ("Store.Add", "Store", "type/import"), // receivers, in the package's other file
             ("Store.check", "Store", "type/import"),
-            ("Store.Add", "Store.check", "call/name"),
+            ("Store.Add", "Store.check", "call/typed"), // `s.check()`, `s *Store`
         ])
     );
     assert_eq!(imports(&index), vec!["main.go -> store/store.go"]);
@@ -193,7 +193,7 @@ fn typescript_relative_imports_and_re_exports() {
         triples(&[
             // `import { Router } from '.'`: src/index.ts re-exports it from './router'.
             ("<src/app.ts>", "Router", "call/import"),
-            ("<src/app.ts>", "Router.add", "call/name"),
+            ("<src/app.ts>", "Router.add", "call/typed"), // `const r = new Router()`
             ("Router", "Base", "inherit/local"),
             ("Router.add", "Router.norm", "call/self"),
             ("Router.add", "join", "call/import"), // './utils' is utils/index.ts
@@ -219,7 +219,7 @@ fn java_packages_imports_and_class_scope() {
         triples(&[
             ("App.main", "Store", "call/import"),
             ("App.main", "Store", "type/import"),
-            ("App.main", "Store.stock", "call/name"),
+            ("App.main", "Store.stock", "call/typed"),
             ("App.main", "App.helper", "call/local"), // a method sees its class's members
             ("Store", "Base", "inherit/import"),      // same package, no import needed
             ("Store.stock", "Store.check", "call/local"),
@@ -580,4 +580,136 @@ fn roles_are_stored_at_index_time_and_generated_code_is_told_apart_by_its_text()
     );
     assert!(calls_of("shop/tables.go").is_empty());
     assert!(calls_of("shop/cart.pb.go").is_empty());
+}
+
+/// Calls on a receiver whose type the code states resolve to that type's method (`typed`):
+/// Go's method receivers and parameters, `x := T{}` / `&T{}` / `NewT()`, struct fields, and
+/// methods declared in another file of the package; Java's and TypeScript's parameters,
+/// locals, fields (`this.x`, and in Java the bare field) and `new`; Rust's parameters, `let x:
+/// T`, `T::new()` returning `Self`, and `self.field` of the impl's struct. A `let` that says
+/// nothing shadows what an earlier one said: the call stays a guess by name.
+#[test]
+fn calls_on_typed_receivers_resolve_in_go_java_typescript_and_rust() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_file(root, "go.mod", "module example.com/shop\n");
+    write_file(
+        root,
+        "shop/cache.go",
+        "package shop\n\ntype Cache struct{}\n\n\
+         func (c *Cache) Lookup(key string) string { return key }\n\n\
+         func (c *Cache) Remember(key string) {}\n\n\
+         func NewCache() (*Cache, error) { return &Cache{}, nil }\n",
+    );
+    write_file(
+        root,
+        "shop/store.go",
+        "package shop\n\ntype Store struct {\n\tcache *Cache\n\tname  string\n}\n\n\
+         func (s *Store) Load(key string) string {\n\ts.cache.Remember(key)\n\treturn s.cache.Lookup(key)\n}\n\n\
+         func Use(st *Store, extra Cache) {\n\tst.Load(\"a\")\n\textra.Remember(\"b\")\n\
+         \tc, _ := NewCache()\n\tc.Lookup(\"c\")\n\td := &Store{}\n\td.Title()\n\
+         \tvar e Store\n\te.Load(\"e\")\n}\n",
+    );
+    // The module's root package, imported by the path `go.mod` declares (its last part is
+    // also the name of the folder `shop/`, which is another package).
+    write_file(
+        root,
+        "version.go",
+        "package shop\n\nfunc Version() string { return \"1\" }\n",
+    );
+    write_file(
+        root,
+        "tool/main.go",
+        "package main\n\nimport \"example.com/shop\"\n\nfunc main() {\n\tshop.Version()\n}\n",
+    );
+    write_file(
+        root,
+        "shop/title.go",
+        "package shop\n\nfunc (s *Store) Title() string { return s.name }\n",
+    );
+    write_file(
+        root,
+        "java/src/shop/Cache.java",
+        "package shop;\n\npublic class Cache {\n    public String lookup(String key) { return key; }\n\n\
+         \x20   public void remember(String key) {}\n}\n",
+    );
+    write_file(
+        root,
+        "java/src/shop/Store.java",
+        "package shop;\n\npublic class Store {\n    private Cache cache;\n    private final Cache other = new Cache();\n\n\
+         \x20   public Store(Cache cache) { this.cache = cache; }\n\n\
+         \x20   public String load(String key) {\n        cache.remember(key);\n        this.other.remember(key);\n\
+         \x20       return this.cache.lookup(key);\n    }\n\n\
+         \x20   public static void use(Store store) {\n        store.load(\"a\");\n        Cache local = new Cache();\n\
+         \x20       local.lookup(\"b\");\n        var made = new Cache();\n        made.remember(\"c\");\n    }\n}\n",
+    );
+    write_file(
+        root,
+        "web/shop.ts",
+        "export class Pool {\n  lookup(key: string): string { return key; }\n  remember(key: string): void {}\n}\n\n\
+         export class Shelf {\n  private spare = new Pool();\n  constructor(private pool: Pool) {}\n\
+         \x20 load(key: string): string {\n    this.pool.remember(key);\n    this.spare.remember(key);\n\
+         \x20   return this.pool.lookup(key);\n  }\n}\n\n\
+         export function use(shelf: Shelf): void {\n  shelf.load('a');\n  const local = new Pool();\n\
+         \x20 local.lookup('b');\n  const typed: Pool = make();\n  typed.remember('c');\n}\n\n\
+         function make(): Pool { return new Pool(); }\n",
+    );
+    write_file(
+        root,
+        "crate/src/lib.rs",
+        "pub struct Bin;\n\nimpl Bin {\n    pub fn new() -> Self {\n        Bin\n    }\n\n\
+         \x20   pub fn lookup(&self, key: &str) -> String {\n        key.to_owned()\n    }\n\n\
+         \x20   pub fn remember(&mut self, key: &str) {}\n}\n\n\
+         pub struct Depot {\n    bin: Bin,\n}\n\n\
+         impl Depot {\n    pub fn load(&mut self, key: &str) -> String {\n        self.bin.remember(key);\n        self.bin.lookup(key)\n    }\n}\n\n\
+         pub fn run(depot: &mut Depot) {\n    depot.load(\"a\");\n    let b = Bin::new();\n    b.lookup(\"b\");\n\
+         \x20   let mut d: Bin = Bin::new();\n    d.remember(\"c\");\n    let d = 5;\n    d.remember(\"d\");\n}\n",
+    );
+    let index = Index::open(root).unwrap();
+    let calls: Vec<(String, String, String)> = edges(&index)
+        .into_iter()
+        .filter(|(_, _, how)| how.starts_with("call/"))
+        .collect();
+    assert_eq!(
+        calls,
+        triples(&[
+            // Go
+            ("Store.Load", "Cache.Lookup", "call/typed"), // s.cache: a field of *Store
+            ("Store.Load", "Cache.Remember", "call/typed"),
+            ("Use", "Store.Load", "call/typed"), // st *Store; var e Store
+            ("Use", "Cache.Remember", "call/typed"), // extra Cache
+            ("Use", "NewCache", "call/import"),  // another file of the package
+            ("Use", "Cache.Lookup", "call/typed"), // c, _ := NewCache()
+            ("Use", "Store", "call/local"),
+            ("Use", "Store.Title", "call/typed"), // declared in title.go
+            ("NewCache", "Cache", "call/local"),
+            ("main", "Version", "call/attribute"),
+            // Java
+            ("Store.load", "Cache.remember", "call/typed"), // cache, this.other
+            ("Store.load", "Cache.lookup", "call/typed"),
+            ("Store", "Cache", "call/import"),
+            ("Store.use", "Store.load", "call/typed"),
+            ("Store.use", "Cache", "call/import"),
+            ("Store.use", "Cache.lookup", "call/typed"),
+            ("Store.use", "Cache.remember", "call/typed"), // var made = new Cache()
+            // TypeScript
+            ("Shelf", "Pool", "call/local"),
+            ("Shelf.load", "Pool.remember", "call/typed"),
+            ("Shelf.load", "Pool.lookup", "call/typed"),
+            ("use", "Shelf.load", "call/typed"),
+            ("use", "Pool", "call/local"),
+            ("use", "Pool.lookup", "call/typed"),
+            ("use", "make", "call/local"),
+            ("use", "Pool.remember", "call/typed"),
+            ("make", "Pool", "call/local"),
+            // Rust
+            ("Depot::load", "Bin::remember", "call/typed"),
+            ("Depot::load", "Bin::lookup", "call/typed"),
+            ("run", "Depot::load", "call/typed"),
+            ("run", "Bin::new", "call/attribute"),
+            ("run", "Bin::lookup", "call/typed"),
+            ("run", "Bin::remember", "call/typed"), // `d: Bin`, before `let d = 5` shadows it
+            ("run", "Bin::remember", "call/name"),  // after
+        ])
+    );
 }

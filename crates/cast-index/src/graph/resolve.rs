@@ -380,12 +380,17 @@ pub(crate) struct Catalog {
     /// Rust: the `impl` blocks of each type name.
     impls: HashMap<u32, Vec<u32>>,
     bases: HashMap<u32, Vec<u32>>,
-    /// The class each function's return annotation names, as written (interned in `texts`):
-    /// Python functions with one only.
+    /// The type each function's return annotation names, as written (interned in `texts`):
+    /// functions with one only.
     returns: HashMap<u32, u32>,
+    /// (owner, name) → the methods declared outside their type (Go's methods by receiver):
+    /// what [`Catalog::member`] finds of a type besides its children.
+    owned: HashMap<(u32, u32), Vec<u32>>,
     /// Rust: a crate's name as its path gives it → the name its `Cargo.toml` declares, where
     /// they differ (`crates/matcher/` holds `grep_matcher`).
     rust_crate_names: HashMap<String, String>,
+    /// Go: (folder of a `go.mod`, the module path it declares).
+    go_modules: Vec<(String, String)>,
 }
 
 /// Python's builtins and common exceptions: a call of one is never an in-repository edge by
@@ -610,6 +615,10 @@ impl Catalog {
             let text = self.texts.intern(returns);
             self.returns.insert(idx, text);
         }
+        if let Some(owner) = &e.owner {
+            let owner = self.intern(owner);
+            self.owned.entry((owner, name)).or_default().push(idx);
+        }
         idx
     }
 
@@ -618,6 +627,12 @@ impl Catalog {
     /// the caller); takes effect at [`Catalog::finish`].
     pub(crate) fn set_rust_crate_names(&mut self, names: HashMap<String, String>) {
         self.rust_crate_names = names;
+    }
+
+    /// Declares the tree's Go modules (read from each `go.mod` by the caller); takes effect at
+    /// [`Catalog::finish`].
+    pub(crate) fn set_go_modules(&mut self, modules: Vec<(String, String)>) {
+        self.go_modules = modules;
     }
 
     pub(crate) fn finish(&mut self) {
@@ -685,6 +700,39 @@ impl Catalog {
             .collect();
         for (alias, file) in aliases {
             let key = (Family::Rust, self.texts.intern(&alias));
+            self.module_exact.entry(key).or_insert(file);
+        }
+        // A Go package is imported by its module's path and its folder inside the module (the
+        // package's file as its folder's name gives it).
+        let mut go_aliases: Vec<(String, u32)> = Vec::new();
+        for (dir, module_path) in &self.go_modules {
+            for (&(family, folder), &file) in &self.module_exact {
+                if family != Family::Go {
+                    continue;
+                }
+                let folder = self.texts.get(folder);
+                let inside = if dir.is_empty() {
+                    Some(folder)
+                } else if folder == dir {
+                    Some("")
+                } else {
+                    folder
+                        .strip_prefix(dir.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
+                };
+                if let Some(inside) = inside {
+                    let alias = if inside.is_empty() {
+                        module_path.clone()
+                    } else {
+                        format!("{module_path}/{inside}")
+                    };
+                    go_aliases.push((alias, file));
+                }
+            }
+        }
+        go_aliases.sort();
+        for (alias, file) in go_aliases {
+            let key = (Family::Go, self.texts.intern(&alias));
             self.module_exact.entry(key).or_insert(file);
         }
         self.children.clear();
@@ -777,6 +825,7 @@ impl Catalog {
         self.impls = HashMap::default();
         self.bases = HashMap::default();
         self.returns = HashMap::default();
+        self.owned = HashMap::default();
         for f in &mut self.files {
             f.rel = String::new();
             f.module = String::new();
@@ -952,6 +1001,9 @@ impl Catalog {
                 if let Some(m) = self.impl_member(c, name) {
                     return Some(m);
                 }
+                if let Some(m) = self.owned_member(c, name) {
+                    return Some(m);
+                }
                 for &b in self.bases.get(&c).map_or(&[][..], |v| v) {
                     if !seen.contains(&b) {
                         seen.push(b);
@@ -985,6 +1037,21 @@ impl Catalog {
             .filter(in_crate)
             .filter(|&&i| i != class)
             .find_map(|&i| self.child(self.syms[i as usize].file, Some(i), name))
+    }
+
+    /// A method of a type declared outside it: in Go, by its receiver, in a file of the same
+    /// package; elsewhere in the type's own file (C++'s `void Foo::bar() {}`).
+    fn owned_member(&self, class: u32, name: u32) -> Option<u32> {
+        let sym = &self.syms[class as usize];
+        let methods = self.owned.get(&(sym.name, name))?;
+        let file = &self.files[sym.file as usize];
+        methods.iter().copied().find(|&m| {
+            let other = self.syms[m as usize].file;
+            other == sym.file
+                || (file.family.has_packages()
+                    && self.files[other as usize].family == file.family
+                    && self.files[other as usize].module == file.module)
+        })
     }
 
     /// The module names of Rust's inline `mod` blocks around a symbol, outermost first.
@@ -1515,10 +1582,7 @@ impl Catalog {
         };
         if !is_dotted_name(recv) {
             // `Client(…).send()`, `make_client().send()` (Python): what the call gives.
-            let called = (family == Family::Python)
-                .then(|| called_name(recv))
-                .flatten()
-                .filter(|callee| is_dotted_name(callee))?;
+            let called = called_name(recv).filter(|callee| is_dotted_name(callee))?;
             let class = self.class_returned(file, facts, scope, called)?;
             return Some((self.member(class, self.name_id(name)?)?, How::Typed));
         }
@@ -1553,21 +1617,7 @@ impl Catalog {
         // the same file puts there (the facts of other files are not at hand).
         if this && let [attribute] = rest {
             let class = self.enclosing_class(scope)?;
-            let target = format!("{first}.{attribute}");
-            let mut holder = Some(class);
-            for _ in 0..4 {
-                let c = holder?;
-                if facts.by_target.contains_key(&(Some(c), target.as_str())) {
-                    return typed(self.class_held(file, facts, Some(c), &target, None, 0)?);
-                }
-                holder = self
-                    .bases
-                    .get(&c)
-                    .and_then(|bases| bases.first())
-                    .copied()
-                    .filter(|b| self.syms[*b as usize].file == file);
-            }
-            return None;
+            return typed(self.field_class(file, facts, class, attribute)?);
         }
         // `x.m()` with `x` a variable of an enclosing function: what it was given.
         if rest.is_empty()
@@ -1575,13 +1625,54 @@ impl Catalog {
         {
             return typed(class?);
         }
+        // `x.attr.m()` with `x` such a variable: what its class puts in `attr`, where this file
+        // says (Go's `s.db.Query()` in a method of `*Server`).
+        if let [attribute] = rest
+            && family != Family::Python
+            && let Some(class) = self.local_class(file, facts, scope, first, line)
+        {
+            return typed(self.field_class(file, facts, class?, attribute)?);
+        }
         let start = self.bind(file, scope, first);
         if rest.is_empty() && matches!(start, Bind::Nothing) {
+            // A field of the instance named without `this.` (Java, C#, C++).
+            if family.implicit_this()
+                && let Some(class) = self.enclosing_class(scope)
+                && let Some(held) = self.field_class(file, facts, class, first)
+            {
+                return typed(held);
+            }
             // A variable of the module.
             return typed(self.class_held(file, facts, None, first, None, 0)?);
         }
         let s = self.walk_chain(file, start, rest, name)?;
         Some((s, How::Attribute))
+    }
+
+    /// The class an attribute of the instance holds (`self.x`, `this.x`): what the class's
+    /// methods and body put there, else what a base class of the same file puts there (the
+    /// facts of other files are not at hand). A Rust `impl` reads its struct's fields.
+    fn field_class(&self, file: u32, facts: &Facts, class: u32, attribute: &str) -> Option<u32> {
+        let target = format!("self.{attribute}");
+        let mut holder = Some(class);
+        for _ in 0..4 {
+            let c = holder?;
+            if facts.by_target.contains_key(&(Some(c), target.as_str())) {
+                return self.class_held(file, facts, Some(c), &target, None, 0);
+            }
+            let sym = &self.syms[c as usize];
+            holder = if sym.kind == SymbolKind::Impl {
+                self.child(file, sym.parent(), sym.name)
+                    .filter(|&t| t != c && self.syms[t as usize].kind.is_type())
+            } else {
+                self.bases
+                    .get(&c)
+                    .and_then(|bases| bases.first())
+                    .copied()
+                    .filter(|b| self.syms[*b as usize].file == file)
+            };
+        }
+        None
     }
 
     /// A file's type facts by where they hold: a variable's by its function (or `None`, the
@@ -1694,10 +1785,19 @@ impl Catalog {
         found
     }
 
-    /// The class a (dotted) name written in `scope` of `file` binds, if it is a class.
+    /// The type (class, struct, interface, trait, enum) a (dotted) name written in `scope` of
+    /// `file` binds, if it is one.
     fn class_named(&self, file: u32, scope: Option<u32>, name: &str) -> Option<u32> {
         let s = self.symbol_named(file, scope, name)?;
-        (self.syms[s as usize].kind == SymbolKind::Class).then_some(s)
+        let sym = &self.syms[s as usize];
+        if sym.kind.is_type() {
+            return Some(s);
+        }
+        // Inside a class, its name binds its constructor first (Java's `Store(…)`).
+        sym.parent().filter(|&p| {
+            let class = &self.syms[p as usize];
+            class.kind.is_type() && class.name == sym.name
+        })
     }
 
     /// The class a call of a (dotted) name written in `scope` of `file` gives: the class
@@ -1711,6 +1811,20 @@ impl Catalog {
         name: &str,
     ) -> Option<u32> {
         let Some(s) = self.symbol_named(file, scope, name) else {
+            // `x.m()` with `x` a variable whose type is declared (Go, Java, TypeScript, Rust:
+            // it keeps its type, so any of its facts): what `m` of that type returns.
+            if self.files[file as usize].family != Family::Python
+                && let Some((var, method)) = name.split_once('.')
+                && !method.contains('.')
+                && let Some(Some(class)) = self.local_class(file, facts, scope, var, u32::MAX)
+            {
+                let m = self.member(class, self.name_id(method)?)?;
+                let returns = self.texts.get(*self.returns.get(&m)?);
+                return match returns {
+                    "Self" => Some(class),
+                    _ => self.class_named(self.syms[m as usize].file, None, returns),
+                };
+            }
             // `self.x()` where the class says `x = SomeClass`: an instance of it.
             let class = self.enclosing_class(scope)?;
             return name
@@ -1719,10 +1833,14 @@ impl Catalog {
                 .flatten();
         };
         let sym = &self.syms[s as usize];
-        if sym.kind == SymbolKind::Class {
+        if sym.kind.is_type() {
             return Some(s);
         }
         let returns = self.texts.get(*self.returns.get(&s)?);
+        if returns == "Self" {
+            // Rust's `Client::new()`: the type of the `impl` that defines it.
+            return self.enclosing_class(sym.parent());
+        }
         self.class_named(sym.file, None, returns)
     }
 

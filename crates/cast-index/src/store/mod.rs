@@ -23,8 +23,9 @@ pub(crate) mod rows;
 /// Bumped whenever the tables or the blob encodings change, or what the parser stores for a
 /// file that did not change (10: files' descriptions without licences or tags, signatures
 /// without comments; 11: doc comments seen past a plain comment, generic lists closed without
-/// a space), so an older index is rebuilt.
-pub const SCHEMA_VERSION: i64 = 13;
+/// a space; 14: type facts and return types in every language, methods' receivers), so an
+/// older index is rebuilt.
+pub const SCHEMA_VERSION: i64 = 14;
 /// `CAST` in ASCII, so a foreign SQLite file is recognised as such.
 const APPLICATION_ID: i64 = 0x4341_5354;
 

@@ -58,6 +58,7 @@ pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<C
         cat.files[fi as usize].inherits = edges;
     }
     cat.set_rust_crate_names(rust_crate_names(root, &cat));
+    cat.set_go_modules(go_modules(root, &cat));
     cat.finish();
     Ok(cat)
 }
@@ -97,6 +98,35 @@ pub(super) fn rust_crate_names(
         }
     }
     names
+}
+
+/// The Go modules of the tree: each `go.mod` beside or above a Go package folder, as (its
+/// folder, the module path its `module` line declares). An import of `github.com/x/y/sub`
+/// then finds folder `sub` of the module `github.com/x/y`, the module's root package too.
+pub(super) fn go_modules(root: &Path, cat: &Catalog) -> Vec<(String, String)> {
+    let mut folders: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for f in cat.files.iter().filter(|f| f.family == Family::Go) {
+        let mut dir = f.rel.rsplit_once('/').map_or("", |(d, _)| d);
+        while folders.insert(dir) && !dir.is_empty() {
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+    }
+    let mut out = Vec::new();
+    for dir in folders {
+        let Ok(text) = std::fs::read_to_string(root.join(dir).join("go.mod")) else {
+            continue;
+        };
+        let declared = text.lines().find_map(|l| {
+            let rest = l.trim().strip_prefix("module")?;
+            rest.starts_with(char::is_whitespace)
+                .then(|| rest.trim().trim_matches('"').to_owned())
+        });
+        if let Some(module) = declared.filter(|m| !m.is_empty()) {
+            out.push((dir.to_owned(), module));
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The stored references of the files `ids` (with `only`, of that kind only) and every fact.

@@ -164,6 +164,7 @@ impl Writer<'_> {
                 header_end_line: s.header_end_line,
                 overload: python && s.decorators.iter().any(|d| is_overload(d)),
                 returns: s.returns.clone(),
+                owner: owner_of(s),
             })
             .collect();
         build::set_symtab(self.conn, file_id, &codec::encode_symtab(&entries))
@@ -228,4 +229,17 @@ pub(super) fn symbol_record<'a>(
 fn is_overload(decorator: &str) -> bool {
     let d = decorator.trim();
     d == "overload" || d.ends_with(".overload")
+}
+
+/// The type a method defined outside it belongs to, from its qualified name: a top-level
+/// method qualified by its receiver (`Server.Start` in Go; `Foo::bar` for C++'s `void
+/// Foo::bar() {}`) belongs to `Server`, `Foo`.
+fn owner_of(s: &cast_parser::Symbol) -> Option<String> {
+    if s.parent.is_some() || s.qualname == s.name {
+        return None;
+    }
+    let before = s.qualname.strip_suffix(s.name.as_str())?;
+    let before = before.trim_end_matches(['.', ':']);
+    let owner = before.rsplit(['.', ':']).next()?;
+    (!owner.is_empty()).then(|| owner.to_owned())
 }

@@ -52,6 +52,7 @@ pub static C: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: Some(blank_annotation_macros),
+    returns: None,
     modules: ModuleRules::of(ModuleFamily::C),
 };
 

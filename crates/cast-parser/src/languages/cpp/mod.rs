@@ -41,5 +41,6 @@ pub static CPP: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: Some(super::c::blank_annotation_macros),
+    returns: None,
     modules: ModuleRules::of(ModuleFamily::C),
 };

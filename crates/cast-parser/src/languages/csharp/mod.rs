@@ -27,5 +27,6 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    returns: None,
     modules: ModuleRules::of(ModuleFamily::CSharp),
 };

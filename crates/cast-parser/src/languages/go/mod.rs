@@ -33,6 +33,7 @@ pub static GO: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: None,
+    returns: Some("result"),
     modules: ModuleRules {
         family: ModuleFamily::Go,
         common: CommonNames {

@@ -26,3 +26,28 @@
 ; Types named in signatures, fields and declarations.
 (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @reference.type
 (type_identifier) @name @reference.type
+
+; Type facts (`@fact.*`): what a variable holds where the code says, for calls on it
+; (`s.handle()` in a method of `*Server`). A receiver's and a parameter's hold in the body.
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
+  body: (block) @fact.in)
+(method_declaration
+  parameters: (parameter_list
+    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
+  body: (block) @fact.in)
+(function_declaration
+  parameters: (parameter_list
+    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
+  body: (block) @fact.in)
+(var_spec name: (identifier) @fact.var type: (_) @fact.type)
+(short_var_declaration
+  left: (expression_list . (identifier) @fact.var)
+  right: (expression_list .
+    [(composite_literal type: (_) @fact.new)
+     (unary_expression operand: (composite_literal type: (_) @fact.new))
+     (call_expression function: [(identifier) (selector_expression)] @fact.new)
+     (identifier) @fact.same] .))
+(field_declaration_list
+  (field_declaration name: (field_identifier) @fact.field type: (_) @fact.type))

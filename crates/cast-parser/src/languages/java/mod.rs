@@ -28,6 +28,7 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    returns: Some("type"),
     modules: ModuleRules {
         family: ModuleFamily::Java,
         common: CommonNames {

@@ -17,3 +17,23 @@
 ; Types named in signatures, fields and declarations.
 (scoped_type_identifier (_) @receiver . (type_identifier) @name .) @reference.type
 (type_identifier) @name @reference.type
+
+; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
+; it (`client.send()`, `this.client.send()`). A parameter holds in the body.
+(method_declaration
+  parameters: (formal_parameters (formal_parameter type: (_) @fact.type name: (identifier) @fact.var))
+  body: (block) @fact.in)
+(constructor_declaration
+  parameters: (formal_parameters (formal_parameter type: (_) @fact.type name: (identifier) @fact.var))
+  body: (constructor_body) @fact.in)
+((local_variable_declaration
+  type: (_) @fact.type
+  declarator: (variable_declarator name: (identifier) @fact.var))
+  (#not-eq? @fact.type "var"))
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @fact.var
+    value: (object_creation_expression type: (_) @fact.new)))
+(field_declaration
+  type: (_) @fact.type
+  declarator: (variable_declarator name: (identifier) @fact.field))

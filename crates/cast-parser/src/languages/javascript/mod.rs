@@ -47,6 +47,7 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
         ..SkeletonStyle::BRACES
     },
     fixup: None,
+    returns: None,
     modules: ModuleRules {
         family: ModuleFamily::Js,
         common: CommonNames {

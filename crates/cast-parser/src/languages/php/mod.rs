@@ -32,6 +32,7 @@ pub static PHP: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    returns: None,
     modules: ModuleRules::of(ModuleFamily::Php),
 };
 

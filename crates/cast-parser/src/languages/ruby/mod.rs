@@ -37,6 +37,7 @@ pub static RUBY: LanguageDescription = LanguageDescription {
         import_keyword: None,
     },
     fixup: None,
+    returns: None,
     modules: ModuleRules::of(ModuleFamily::Ruby),
 };
 

@@ -33,6 +33,7 @@ pub static RUST: LanguageDescription = LanguageDescription {
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
+    returns: Some("return_type"),
     modules: ModuleRules {
         family: ModuleFamily::Rust,
         common: CommonNames {

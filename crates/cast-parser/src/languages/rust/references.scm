@@ -34,3 +34,20 @@
 ; nothing). A path's last name is the type; the rest its receiver.
 (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name) @reference.type
 (type_identifier) @name @reference.type
+
+; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
+; it (`client.send()`, `self.client.send()`). A parameter holds in the body; a `let` without
+; a type or a constructor shadows what an earlier one said.
+(function_item
+  parameters: (parameters (parameter pattern: (identifier) @fact.var type: (_) @fact.type))
+  body: (block) @fact.in)
+(let_declaration
+  pattern: [(identifier) @fact.var (mut_pattern (identifier) @fact.var)]
+  type: (_) @fact.type)
+(let_declaration
+  pattern: [(identifier) @fact.var (mut_pattern (identifier) @fact.var)]
+  value: [(call_expression function: [(identifier) (scoped_identifier)] @fact.new)
+          (struct_expression name: (_) @fact.new)])
+(let_declaration pattern: [(identifier) @fact.var (mut_pattern (identifier) @fact.var)])
+(field_declaration_list
+  (field_declaration name: (field_identifier) @fact.field type: (_) @fact.type))

@@ -35,6 +35,7 @@ macro_rules! typescript_queries {
                 ..SkeletonStyle::BRACES
             },
             fixup: $fixup,
+            returns: Some("return_type"),
             // JavaScript's module rules and common names: the two import each other.
             modules: JAVASCRIPT.modules,
         }

@@ -11,3 +11,31 @@
 ; Types named in annotations, signatures and declarations.
 (nested_type_identifier module: (_) @receiver name: (type_identifier) @name) @reference.type
 (type_identifier) @name @reference.type
+
+; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
+; it (`client.send()`, `this.client.send()`). A parameter holds in the body.
+(function_declaration
+  parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))
+     (optional_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))])
+  body: (statement_block) @fact.in)
+(method_definition
+  parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))
+     (optional_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))])
+  body: (statement_block) @fact.in)
+(method_definition
+  parameters: (formal_parameters
+    (required_parameter (accessibility_modifier)
+      pattern: (identifier) @fact.field type: (type_annotation (_) @fact.type))))
+(public_field_definition
+  name: (property_identifier) @fact.field type: (type_annotation (_) @fact.type))
+(public_field_definition
+  name: (property_identifier) @fact.field value: (new_expression constructor: (_) @fact.new))
+(variable_declarator
+  name: (identifier) @fact.var type: (type_annotation (_) @fact.type))
+(variable_declarator
+  name: (identifier) @fact.var value: (new_expression constructor: (_) @fact.new))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @fact.field)
+  right: (new_expression constructor: (_) @fact.new))
