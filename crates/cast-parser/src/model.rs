@@ -252,12 +252,14 @@ pub struct Reference {
     pub scope: Option<usize>,
 }
 
-/// What a variable or an attribute of the instance is known to hold, from the code around it
-/// (Python): resolution reads a call on it (`x.m()`, `self.x.m()`) through its class.
+/// What a variable or an attribute of the instance is known to hold, from the code around it:
+/// resolution reads a call on it (`x.m()`, `self.x.m()`) through its class.
 ///
 /// `x = Client()`, `def f(x: Client)`, `x: Client = ...`, `with Client() as x`, and in a method
 /// `self.x = Client()`, `self.x = x` (a parameter) or `self.x: Client`; at class level `x:
-/// Client` (a dataclass field) is `self.x`.
+/// Client` (a dataclass field) is `self.x`. In the tree-sitter languages the reference query's
+/// `@fact.*` captures say it (see [`crate::LanguageDescription`]): parameters and receivers, declared
+/// variables and fields (`self.x`, whatever the language calls the instance), constructors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TypeFact {
     /// The variable (`x`) or the attribute of the instance (`self.x`).
@@ -297,7 +299,8 @@ pub struct ParsedFile {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<Import>,
     pub references: Vec<Reference>,
-    /// What variables hold, where the code says (Python only; empty elsewhere).
+    /// What variables hold, where the code says (Python; Go, Java, TypeScript and Rust through
+    /// their queries; empty elsewhere).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub type_facts: Vec<TypeFact>,
     /// The module docstring (Python) or `<title>` (HTML), cleaned.

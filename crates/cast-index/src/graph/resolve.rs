@@ -13,7 +13,11 @@
 //!    `x` holds (`x = Client()`, `def f(x: Client)`, `x: Optional[Client]`, `with Client() as
 //!    x`, `self.x = x` in a method, `x: Client` in the class body; the parser's
 //!    [`cast_parser::TypeFact`]s): that class's method, through its bases. Facts that name two
-//!    classes, or none of the tree, resolve nothing;
+//!    classes, or none of the tree, resolve nothing. In Go, Java, TypeScript and Rust the
+//!    facts are the declared types (a receiver, a parameter, `var x T`, `Client c`, `x: T`,
+//!    a field of the instance), `x := T{}` / `new T()` / `T::new()`, and what a function's
+//!    declared return type gives (`c, err := NewClient()`, `x.Parent().Name()`); a Go method
+//!    is found by its receiver in any file of the package;
 //! 5. **by name**, only when none of the above applies and the name is not a Python builtin: a
 //!    call `f()` goes to every top-level function or class named `f`, a call `obj.m()` on an
 //!    unknown receiver to every method named `m` (dunder names excluded), each edge weighted 1/k
@@ -1581,7 +1585,8 @@ impl Catalog {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80)
         };
         if !is_dotted_name(recv) {
-            // `Client(…).send()`, `make_client().send()` (Python): what the call gives.
+            // `Client(…).send()`, `make_client().send()`, `Client::new().send()`: what the
+            // call gives.
             let called = called_name(recv).filter(|callee| is_dotted_name(callee))?;
             let class = self.class_returned(file, facts, scope, called)?;
             return Some((self.member(class, self.name_id(name)?)?, How::Typed));

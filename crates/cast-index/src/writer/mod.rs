@@ -380,6 +380,10 @@ impl IndexWriter<'_> {
                         }
                     }
                     Outcome::Parsed { hash, file, blobs } => {
+                        let inherits = file
+                            .references
+                            .iter()
+                            .any(|r| r.kind == cast_parser::RefKind::Inherit);
                         if prev.is_some() {
                             report.changed += 1;
                         } else {
@@ -418,6 +422,9 @@ impl IndexWriter<'_> {
                             }
                         }
                         written.parsed_ids.push(id);
+                        if inherits {
+                            written.inheriting.insert(id);
+                        }
                     }
                     Outcome::Skipped { hash, reason } => {
                         report
@@ -496,7 +503,19 @@ impl IndexWriter<'_> {
         // this thread (the one connection's) reads the next and writes the last: reading and
         // writing the blobs overlap the resolution instead of adding to it. The first pass
         // resolves base classes only, so only those references are built.
-        let mut batches = targets.chunks(batch_size);
+        // In a cold build nothing is stored yet, and the files without a base-class reference
+        // have nothing for the first pass: it reads only the others (a third of the standard
+        // library's). A refresh keeps every target: a file's stored bases may have to go.
+        let first_pass: Vec<i64> = if report.cold {
+            targets
+                .iter()
+                .copied()
+                .filter(|id| written.inheriting.contains(id))
+                .collect()
+        } else {
+            targets.clone()
+        };
+        let mut batches = first_pass.chunks(batch_size);
         let mut loaded =
             read_batch(conn, &catalog, batches.next(), Some(RefKind::Inherit)).map_err(&err)?;
         while let Some(refs) = loaded.take() {
@@ -657,6 +676,9 @@ struct Written {
     structure_changed: bool,
     /// The files parsed and written.
     parsed_ids: Vec<i64>,
+    /// Those of them with a base-class reference: in a cold build, the only files the first
+    /// pass of resolution reads.
+    inheriting: std::collections::HashSet<i64>,
     /// Edges and deps of re-parsed files as they were, to tell whether the graph changed.
     old_graph: HashMap<i64, (Vec<u8>, Vec<u8>)>,
 }
