@@ -12,9 +12,8 @@
 //! | | `@body` | the part a skeleton elides; the signature ends where it starts (default: the node's `body` field; none: the whole node is the signature) |
 //! | references | `@reference.call`, `@reference.inherit`, `@reference.type` | a call; a base class, implemented interface or trait; a type named in a signature or declaration |
 //! | | `@name`, `@receiver` | the called or inherited name and the expression before it |
-//! | | `@fact.var`, `@fact.field` | a variable, or a field of the instance (`self.x`), whose type the code states: a [`crate::TypeFact`] |
+//! | | `@fact.var`, `@fact.param`, `@fact.field` | a variable, a parameter (it holds in its function's body), or a field of the instance (`self.x`), whose type the code states: a [`crate::TypeFact`] |
 //! | | `@fact.type`, `@fact.new`, `@fact.same` | the type it is declared with; the type or function whose call gives its value (`Client{}`, `new Client()`, `NewClient()`); the variable whose value it takes (`p := c`) |
-//! | | `@fact.in` | the body the fact holds in, where it is declared before it (a parameter: the function's body) |
 //! | imports | `@import` | an import statement (one [`Import`] per match) |
 //! | | `@import.module`, `@import.name`, `@import.alias`, `@import.star` | its parts: quotes are stripped from the module |
 //! | | `@import.tree` | syntax a query cannot flatten (Rust's use trees), handed to [`LanguageDescription::import_tree`] |
@@ -252,7 +251,7 @@ pub(crate) struct CompiledReferences {
     pub fact_type: Option<u32>,
     pub fact_new: Option<u32>,
     pub fact_same: Option<u32>,
-    pub fact_in: Option<u32>,
+    pub fact_param: Option<u32>,
     pub imports: Query,
     /// Where the patterns of `imports` start (`None`: anywhere).
     pub import_starts: Option<crate::rooted::PatternStarts>,
@@ -325,7 +324,7 @@ impl CompiledReferences {
             fact_type: references.capture_index_for_name("fact.type"),
             fact_new: references.capture_index_for_name("fact.new"),
             fact_same: references.capture_index_for_name("fact.same"),
-            fact_in: references.capture_index_for_name("fact.in"),
+            fact_param: references.capture_index_for_name("fact.param"),
             import: imports.capture_index_for_name("import"),
             import_module: imports.capture_index_for_name("import.module"),
             import_name: imports.capture_index_for_name("import.name"),

@@ -901,6 +901,20 @@ fn first_result(node: Node) -> Node {
     node
 }
 
+/// The body of the function whose parameter `node` is: the `body` of the nearest enclosing
+/// node that has one, when the parameter comes before it.
+fn body_after(node: Node) -> Option<Node> {
+    let mut cur = node.parent();
+    for _ in 0..4 {
+        let n = cur?;
+        if let Some(body) = n.child_by_field_name("body") {
+            return (body.start_byte() >= node.end_byte()).then_some(body);
+        }
+        cur = n.parent();
+    }
+    None
+}
+
 /// A `@fact.*` match: what a variable or a field of the instance is declared to hold.
 fn type_fact(
     d: &LanguageDescription,
@@ -908,9 +922,12 @@ fn type_fact(
     m: &QueryMatch<'_, '_>,
     text: &str,
 ) -> Option<(usize, TypeFact)> {
-    let (target, field) = match capture(m, c.fact_var) {
-        Some(var) => (var, false),
-        None => (capture(m, c.fact_field)?, true),
+    let (target, field, param) = if let Some(var) = capture(m, c.fact_var) {
+        (var, false, false)
+    } else if let Some(param) = capture(m, c.fact_param) {
+        (param, false, true)
+    } else {
+        (capture(m, c.fact_field)?, true, false)
     };
     let source = if let Some(t) = capture(m, c.fact_type) {
         let t = type_path(ts::text(t, text), d.path_separator)?;
@@ -928,8 +945,12 @@ fn type_fact(
     };
     let name = ts::text(target, text);
     let name = name.strip_prefix('$').unwrap_or(name);
-    // Declared before the body it holds in (a parameter): placed inside that body.
-    let at = capture(m, c.fact_in).map_or(target.start_byte(), |body| body.start_byte() + 1);
+    // A parameter holds in the body of its function (a function type's have none).
+    let at = if param {
+        body_after(target)?.start_byte() + 1
+    } else {
+        target.start_byte()
+    };
     Some((
         at,
         TypeFact {
@@ -967,9 +988,13 @@ fn references(
     let starts = c.reference_starts.as_ref();
     rooted::for_each_match(&c.references, starts, cursor, root, text.as_bytes(), |m| {
         if let Some(fact) = type_fact(d, c, m, text) {
+            // A constructor's `private x: T` is a parameter and a field: two facts.
             let node = capture(m, c.fact_var)
-                .or_else(|| capture(m, c.fact_field))
-                .map_or(0, |n| n.start_byte());
+                .or_else(|| capture(m, c.fact_param))
+                .map_or_else(
+                    || capture(m, c.fact_field).map_or(0, |n| 2 * n.start_byte() + 1),
+                    |n| 2 * n.start_byte(),
+                );
             let known = |f: &TypeFact| f.source != TypeSource::Unknown;
             match facts.entry(node) {
                 std::collections::hash_map::Entry::Occupied(mut e) => {

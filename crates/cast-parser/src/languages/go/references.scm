@@ -29,18 +29,7 @@
 
 ; Type facts (`@fact.*`): what a variable holds where the code says, for calls on it
 ; (`s.handle()` in a method of `*Server`). A receiver's and a parameter's hold in the body.
-(method_declaration
-  receiver: (parameter_list
-    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
-  body: (block) @fact.in)
-(method_declaration
-  parameters: (parameter_list
-    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
-  body: (block) @fact.in)
-(function_declaration
-  parameters: (parameter_list
-    (parameter_declaration name: (identifier) @fact.var type: (_) @fact.type))
-  body: (block) @fact.in)
+(parameter_declaration name: (identifier) @fact.param type: (_) @fact.type)
 (var_spec name: (identifier) @fact.var type: (_) @fact.type)
 (short_var_declaration
   left: (expression_list . (identifier) @fact.var)

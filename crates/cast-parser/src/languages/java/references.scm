@@ -20,12 +20,7 @@
 
 ; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
 ; it (`client.send()`, `this.client.send()`). A parameter holds in the body.
-(method_declaration
-  parameters: (formal_parameters (formal_parameter type: (_) @fact.type name: (identifier) @fact.var))
-  body: (block) @fact.in)
-(constructor_declaration
-  parameters: (formal_parameters (formal_parameter type: (_) @fact.type name: (identifier) @fact.var))
-  body: (constructor_body) @fact.in)
+(formal_parameter type: (_) @fact.type name: (identifier) @fact.param)
 ((local_variable_declaration
   type: (_) @fact.type
   declarator: (variable_declarator name: (identifier) @fact.var))

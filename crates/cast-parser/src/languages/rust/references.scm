@@ -38,9 +38,7 @@
 ; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
 ; it (`client.send()`, `self.client.send()`). A parameter holds in the body; a `let` without
 ; a type or a constructor shadows what an earlier one said.
-(function_item
-  parameters: (parameters (parameter pattern: (identifier) @fact.var type: (_) @fact.type))
-  body: (block) @fact.in)
+(parameter pattern: (identifier) @fact.param type: (_) @fact.type)
 (let_declaration
   pattern: [(identifier) @fact.var (mut_pattern (identifier) @fact.var)]
   type: (_) @fact.type)

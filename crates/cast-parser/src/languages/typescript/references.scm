@@ -14,20 +14,10 @@
 
 ; Type facts (`@fact.*`): what a variable or a field holds where the code says, for calls on
 ; it (`client.send()`, `this.client.send()`). A parameter holds in the body.
-(function_declaration
-  parameters: (formal_parameters
-    [(required_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))
-     (optional_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))])
-  body: (statement_block) @fact.in)
-(method_definition
-  parameters: (formal_parameters
-    [(required_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))
-     (optional_parameter pattern: (identifier) @fact.var type: (type_annotation (_) @fact.type))])
-  body: (statement_block) @fact.in)
-(method_definition
-  parameters: (formal_parameters
-    (required_parameter (accessibility_modifier)
-      pattern: (identifier) @fact.field type: (type_annotation (_) @fact.type))))
+(required_parameter pattern: (identifier) @fact.param type: (type_annotation (_) @fact.type))
+(optional_parameter pattern: (identifier) @fact.param type: (type_annotation (_) @fact.type))
+(required_parameter (accessibility_modifier)
+  pattern: (identifier) @fact.field type: (type_annotation (_) @fact.type))
 (public_field_definition
   name: (property_identifier) @fact.field type: (type_annotation (_) @fact.type))
 (public_field_definition
