@@ -713,3 +713,32 @@ fn calls_on_typed_receivers_resolve_in_go_java_typescript_and_rust() {
         ])
     );
 }
+
+/// Facts that lead back to themselves (`c := c.Parent()`, `a = b.make()` then `b =
+/// a.make()`) resolve nothing past a few steps, where they once recursed until the stack
+/// overflowed and took the whole index down (found on ripgrep's history).
+#[test]
+fn type_facts_that_lead_back_to_themselves_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_file(
+        root,
+        "walk.go",
+        "package main\n\ntype C struct{}\n\nfunc (c *C) Parent() *C { return c }\n\n\
+         func (c *C) Name() string { return \"\" }\n\n\
+         func walk(c *C) {\n\tc := c.Parent()\n\tc.Name()\n}\n\n\
+         func loop() {\n\tx := y.Make()\n\ty := x.Make()\n\tx.Name()\n}\n",
+    );
+    write_file(
+        root,
+        "ring.rs",
+        "fn f() {\n    let a = b.make();\n    let b = a.make();\n    a.go();\n}\n",
+    );
+    let index = Index::open(root).unwrap();
+    let calls = edges(&index);
+    // Before the ring: the parameter's type.
+    assert!(
+        calls.contains(&("walk".into(), "C.Parent".into(), "call/typed".into())),
+        "{calls:?}"
+    );
+}

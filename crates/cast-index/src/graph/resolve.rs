@@ -45,6 +45,34 @@ use crate::graph::modpath::{self, Family};
 use crate::graph::texts::Texts;
 use cast_parser::modules::CommonNames;
 
+thread_local! {
+    /// How deep [`Catalog::class_held`] is in itself on this thread.
+    static FACT_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of [`FACT_DEPTH`], given back when dropped.
+struct Nesting;
+
+impl Nesting {
+    const MAX: u8 = 8;
+
+    fn enter() -> Option<Nesting> {
+        FACT_DEPTH.with(|d| {
+            let depth = d.get();
+            (depth < Self::MAX).then(|| {
+                d.set(depth + 1);
+                Nesting
+            })
+        })
+    }
+}
+
+impl Drop for Nesting {
+    fn drop(&mut self) {
+        FACT_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
 /// A receiver expression's resolution (the class it names and how), cached per scope.
 type Receiver = Option<(u32, How)>;
 
@@ -1748,6 +1776,9 @@ impl Catalog {
         before: Option<u32>,
         depth: u8,
     ) -> Option<u32> {
+        // Facts lead to facts (`c := c.Parent()` reads what `c` held, `x = y.make()` what `y`
+        // held): a chain deeper than this, or one that comes back to itself, resolves nothing.
+        let _nested = Nesting::enter()?;
         let all = facts.by_target.get(&(key, target))?;
         let last = match before {
             Some(line) => Some(all.iter().filter(|h| h.line < line).map(|h| h.line).max()?),
