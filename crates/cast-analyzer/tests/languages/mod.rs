@@ -641,7 +641,8 @@ fn calls_on_typed_receivers_resolve_in_go_java_typescript_and_rust() {
          \x20   public String load(String key) {\n        cache.remember(key);\n        this.other.remember(key);\n\
          \x20       return this.cache.lookup(key);\n    }\n\n\
          \x20   public static void use(Store store) {\n        store.load(\"a\");\n        Cache local = new Cache();\n\
-         \x20       local.lookup(\"b\");\n        var made = new Cache();\n        made.remember(\"c\");\n    }\n}\n",
+         \x20       local.lookup(\"b\");\n        var made = new Cache();\n        made.remember(\"c\");\n\
+         \x20       new Store(made).load(\"d\");\n    }\n}\n",
     );
     write_file(
         root,
@@ -688,7 +689,8 @@ fn calls_on_typed_receivers_resolve_in_go_java_typescript_and_rust() {
             ("Store.load", "Cache.remember", "call/typed"), // cache, this.other
             ("Store.load", "Cache.lookup", "call/typed"),
             ("Store", "Cache", "call/import"),
-            ("Store.use", "Store.load", "call/typed"),
+            ("Store.use", "Store.load", "call/typed"), // store.load(), new Store(made).load()
+            ("Store.use", "Store.Store", "call/local"), // the constructor
             ("Store.use", "Cache", "call/import"),
             ("Store.use", "Cache.lookup", "call/typed"),
             ("Store.use", "Cache.remember", "call/typed"), // var made = new Cache()

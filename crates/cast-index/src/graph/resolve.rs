@@ -1615,8 +1615,15 @@ impl Catalog {
         if !is_dotted_name(recv) {
             // `Client(…).send()`, `make_client().send()`, `Client::new().send()`: what the
             // call gives.
-            let called = called_name(recv).filter(|callee| is_dotted_name(callee))?;
-            let class = self.class_returned(file, facts, scope, called)?;
+            let called = called_name(recv)?;
+            // `new Client(…).send()` (Java, JavaScript, TypeScript, C#, PHP): the class.
+            let class = match called.strip_prefix("new ") {
+                Some(class) if is_dotted_name(class.trim()) => {
+                    self.class_named(file, scope, class.trim())?
+                }
+                _ if is_dotted_name(called) => self.class_returned(file, facts, scope, called)?,
+                _ => return None,
+            };
             return Some((self.member(class, self.name_id(name)?)?, How::Typed));
         }
         let parts: Vec<&str> = recv.split('.').collect();
