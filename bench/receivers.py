@@ -49,10 +49,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+# The index's edge blobs, read as the Jedi benchmark reads them (this folder is on the path).
+from resolution import decode_edges
+
 EXTS = {"go": (".go",), "java": (".java",), "typescript": (".ts", ".tsx"), "rust": (".rs",)}
 LEFT_OUT = re.compile(r"(^|/)(tests?|testdata|examples?|benches|vendor|node_modules|third_party|fixtures?)(/|$)|_test\.go$|\.test\.tsx?$|\.spec\.tsx?$|\.d\.ts$|Test\w*\.java$")
 CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*(?:\(\))?)\.([A-Za-z_$][\w$]*)\s*(?:::<[^>]*>)?\(")
-HOW_CODES = ["local", "import", "self", "super", "attribute", "name", "global", "typed"]
 
 
 def library_files(tree: Path, language: str) -> list[str]:
@@ -94,17 +96,6 @@ def sample(args) -> None:
     print(f"{len(chosen)} of {len(sites)} sites -> {args.out}")
 
 
-def varint(b: bytes, i: int):
-    v = shift = 0
-    while True:
-        x = b[i]
-        i += 1
-        v |= (x & 0x7F) << shift
-        if not x & 0x80:
-            return v, i
-        shift += 7
-
-
 def call_edges(cast: str, tree: Path) -> dict:
     """(path, line, callee name) → [(target 'path:line', how)] for every call edge."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,18 +108,10 @@ def call_edges(cast: str, tree: Path) -> dict:
         out: dict = {}
         for path, blob in con.execute(
                 "SELECT path, edges FROM files JOIN file_data USING (id) WHERE edges IS NOT NULL"):
-            n, i = varint(blob, 0)
-            for _ in range(n):
-                _src, i = varint(blob, i)
-                dst, i = varint(blob, i)
-                code = blob[i]
-                i += 1
-                _k, i = varint(blob, i)
-                line, i = varint(blob, i)
-                if code & 0x0F != 0 or dst not in syms:  # kind 0: a call
+            for _src, dst, how, kind, _k, line in decode_edges(blob):
+                if kind != "call" or dst not in syms:
                     continue
                 tp, tname, tl = syms[dst]
-                how = HOW_CODES[code >> 4] if code >> 4 < len(HOW_CODES) else str(code >> 4)
                 out.setdefault((path, line, tname), []).append((f"{tp}:{tl}", how))
         con.close()
     return out

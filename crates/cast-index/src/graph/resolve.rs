@@ -1862,11 +1862,7 @@ impl Catalog {
                 && let Some(Some(class)) = self.local_class(file, facts, scope, var, u32::MAX)
             {
                 let m = self.member(class, self.name_id(method)?)?;
-                let returns = self.texts.get(*self.returns.get(&m)?);
-                return match returns {
-                    "Self" => Some(class),
-                    _ => self.class_named(self.syms[m as usize].file, None, returns),
-                };
+                return self.class_given_by(m, Some(class));
             }
             // `self.x()` where the class says `x = SomeClass`: an instance of it.
             let class = self.enclosing_class(scope)?;
@@ -1879,10 +1875,17 @@ impl Catalog {
         if sym.kind.is_type() {
             return Some(s);
         }
-        let returns = self.texts.get(*self.returns.get(&s)?);
+        self.class_given_by(s, None)
+    }
+
+    /// The type a call of function `f` gives, by its declared return type (read where `f` is
+    /// defined). `Self` is the type the call is made on (`on`), else the one `f` is defined in
+    /// (Rust's `Client::new()`: the `impl`'s type).
+    fn class_given_by(&self, f: u32, on: Option<u32>) -> Option<u32> {
+        let sym = &self.syms[f as usize];
+        let returns = self.texts.get(*self.returns.get(&f)?);
         if returns == "Self" {
-            // Rust's `Client::new()`: the type of the `impl` that defines it.
-            return self.enclosing_class(sym.parent());
+            return on.or_else(|| self.enclosing_class(sym.parent()));
         }
         self.class_named(sym.file, None, returns)
     }
