@@ -522,6 +522,14 @@ fn common_dirs(a: &str, b: &str) -> usize {
         .count()
 }
 
+/// A name's numbers, where it has them: among the symbols' names ([`Catalog::names`]) and
+/// among the imports' texts ([`Catalog::texts`]).
+#[derive(Clone, Copy)]
+struct BindKey {
+    symbol: Option<u32>,
+    import: Option<u32>,
+}
+
 #[derive(Clone)]
 enum Bind {
     Sym(u32),
@@ -558,7 +566,13 @@ impl Catalog {
         f: &'a CatFile,
         name: &str,
     ) -> impl Iterator<Item = &'a CatImport> + 'a {
-        let found: &[u32] = match self.texts.id(name) {
+        Self::imports_bound(f, self.texts.id(name))
+    }
+
+    /// [`Self::imports_named`] by the name's number in [`Self::texts`] (`None`: no import
+    /// anywhere binds the name), for a caller that asks at many levels.
+    fn imports_bound(f: &CatFile, text: Option<u32>) -> impl Iterator<Item = &CatImport> + '_ {
+        let found: &[u32] = match text {
             Some(id) => {
                 let bound = |k: &u32| f.imports.get(*k as usize).map_or(Texts::NONE, |i| i.bound);
                 let start = f.imports_by_name.partition_point(|k| bound(k) < id);
@@ -1224,33 +1238,81 @@ impl Catalog {
 
     /// What `name` means at a point of `file` inside `scope` (dense symbol index).
     fn bind(&self, file: u32, scope: Option<u32>, name: &str) -> Bind {
-        let Some(nid) = self.name_id(name) else {
-            // No symbol anywhere has this name; it may still be an imported module.
-            return self.bind_imports_only(file, scope, name);
-        };
-        let family = self.files[file as usize].family;
-        let mut level = scope;
+        let key = self.bind_key(name);
+        self.bind_in_scopes(file, scope, name, key)
+            .unwrap_or_else(|| self.bind_in_module(file, name, key))
+    }
+
+    /// A name's numbers among the symbols' names and among the imports' texts, looked up once
+    /// for all the levels [`Self::bind`] asks at.
+    fn bind_key(&self, name: &str) -> BindKey {
+        BindKey {
+            symbol: self.name_id(name),
+            import: self.texts.id(name),
+        }
+    }
+
+    /// What `name` binds inside the symbols enclosing the point (from `scope` outward, the
+    /// module itself not included), if one of them defines or imports it.
+    fn bind_in_scopes(
+        &self,
+        file: u32,
+        scope: Option<u32>,
+        name: &str,
+        key: BindKey,
+    ) -> Option<Bind> {
+        let f = &self.files[file as usize];
+        if key.symbol.is_none()
+            && f.family == Family::Rust
+            && matches!(name, "crate" | "self" | "super")
+        {
+            // A path's root: `crate::walk::relative()`.
+            let current = f.module.clone();
+            let module = modpath::rust_path(&current, name, |_| false);
+            return Some(Bind::Module {
+                family: Family::Rust,
+                name: module,
+                exact: true,
+            });
+        }
+        let mut level = scope?;
         loop {
             // A class body is not an enclosing scope for the functions inside it: a method
             // sees the module's names, not its class's (except code in the class body itself),
             // in every language but Java.
-            let skip = level.is_some_and(|l| {
-                Some(l) != scope
-                    && self.syms[l as usize].kind.is_type()
-                    && !family.class_scope_is_visible()
-            });
+            // (A name no symbol has is looked for among the imports of every level, class
+            // bodies included.)
+            let skip = key.symbol.is_some()
+                && Some(level) != scope
+                && self.syms[level as usize].kind.is_type()
+                && !f.family.class_scope_is_visible();
             if !skip {
-                if let Some(s) = self.child(file, level, nid) {
-                    return Bind::Sym(s);
+                if let Some(s) = key.symbol.and_then(|n| self.child(file, Some(level), n)) {
+                    return Some(Bind::Sym(s));
                 }
-                if let Some(b) = self.bind_import_at(file, level, name) {
-                    return b;
+                if let Some(b) = self.bind_import_at(file, Some(level), key.import) {
+                    return Some(b);
                 }
             }
-            match level {
-                Some(l) => level = self.syms[l as usize].parent(),
-                None => break,
-            }
+            level = self.syms[level as usize].parent()?;
+        }
+    }
+
+    /// What `name` binds at the top of `file`: its own definitions and imports, then (Go and
+    /// Java) the other files of its package and the modules it star-imports. The same for
+    /// every point of the file that [`Self::bind_in_scopes`] leaves unbound.
+    fn bind_in_module(&self, file: u32, name: &str, key: BindKey) -> Bind {
+        let Some(nid) = key.symbol else {
+            // No symbol anywhere has this name; it may still be an imported module.
+            return self
+                .bind_import_at(file, None, key.import)
+                .unwrap_or(Bind::Nothing);
+        };
+        if let Some(s) = self.child(file, None, nid) {
+            return Bind::Sym(s);
+        }
+        if let Some(b) = self.bind_import_at(file, None, key.import) {
+            return b;
         }
         // Go and Java: the other files of the package.
         if let Some(s) = self
@@ -1260,6 +1322,7 @@ impl Catalog {
         {
             return Bind::Sym(s);
         }
+        let family = self.files[file as usize].family;
         for imp in self.files[file as usize]
             .star_imports()
             .filter(|i| i.scope().is_none())
@@ -1274,34 +1337,10 @@ impl Catalog {
         Bind::Nothing
     }
 
-    fn bind_imports_only(&self, file: u32, scope: Option<u32>, name: &str) -> Bind {
+    /// The import of `file` declared at `level` that binds the name numbered `text`.
+    fn bind_import_at(&self, file: u32, level: Option<u32>, text: Option<u32>) -> Option<Bind> {
         let f = &self.files[file as usize];
-        if f.family == Family::Rust && matches!(name, "crate" | "self" | "super") {
-            // A path's root: `crate::walk::relative()`.
-            let current = f.module.clone();
-            let module = modpath::rust_path(&current, name, |_| false);
-            return Bind::Module {
-                family: Family::Rust,
-                name: module,
-                exact: true,
-            };
-        }
-        let mut level = scope;
-        loop {
-            if let Some(b) = self.bind_import_at(file, level, name) {
-                return b;
-            }
-            match level {
-                Some(l) => level = self.syms[l as usize].parent(),
-                None => return Bind::Nothing,
-            }
-        }
-    }
-
-    fn bind_import_at(&self, file: u32, level: Option<u32>, name: &str) -> Option<Bind> {
-        let f = &self.files[file as usize];
-        let imp = self
-            .imports_named(f, name)
+        let imp = Self::imports_bound(f, Some(text?))
             .find(|i| i.scope().and_then(|o| f.syms.get(o).copied()) == level)?;
         Some(self.bind_import(file, imp, 0))
     }
@@ -1464,13 +1503,19 @@ impl Catalog {
         let f = &self.files[file as usize];
         let facts = self.facts_by_target(file, &refs.facts);
         let refs = &refs.refs;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(refs.len());
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds: HashMap<(Option<u32>, &str), Bind> =
             HashMap::with_capacity_and_hasher(refs.len() / 4, Default::default());
+        // What a name binds at the top of the file, which every scope that does not bind it
+        // itself shares; and each name's numbers, looked up in the catalog's large tables once
+        // per file.
+        let mut module_binds: HashMap<&str, Bind> = HashMap::default();
+        let mut keys: HashMap<&str, BindKey> = HashMap::default();
         // Keyed by line too where the receiver is a variable with facts: it holds what its last
         // assignment before the line says.
-        let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> = HashMap::default();
+        let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> =
+            HashMap::with_capacity_and_hasher(refs.len() / 4, Default::default());
         let headers = self.headers(file);
         for r in refs {
             if inherit_only != (r.kind == RefKind::Inherit) {
@@ -1497,10 +1542,18 @@ impl Catalog {
                 }
             };
             match r.receiver.as_deref() {
-                None => match binds
-                    .entry((scope, r.name.as_str()))
-                    .or_insert_with(|| self.bind(file, scope, &r.name))
-                {
+                None => match binds.entry((scope, r.name.as_str())).or_insert_with(|| {
+                    let key = *keys
+                        .entry(r.name.as_str())
+                        .or_insert_with(|| self.bind_key(&r.name));
+                    self.bind_in_scopes(file, scope, &r.name, key)
+                        .unwrap_or_else(|| {
+                            module_binds
+                                .entry(r.name.as_str())
+                                .or_insert_with(|| self.bind_in_module(file, &r.name, key))
+                                .clone()
+                        })
+                }) {
                     &mut Bind::Sym(s) => {
                         let how = if self.syms[s as usize].file == file {
                             How::Local
