@@ -215,7 +215,7 @@ impl Reader<'_> {
         let mut found = Vec::new();
         let mut named = Vec::new();
         for row in candidates {
-            let full = normalize_name(&cast_index::graph::modpath::full_name(
+            let full = normalize_name(&cast_parser::modules::paths::full_name(
                 &row.path,
                 &row.qualname,
             ));
@@ -299,7 +299,7 @@ impl Reader<'_> {
                     .iter()
                     .take(5)
                     .map(|r| {
-                        let full = cast_index::graph::modpath::full_name(&r.path, &r.qualname);
+                        let full = cast_parser::modules::paths::full_name(&r.path, &r.qualname);
                         format!("{full} ({}:{})", r.path, r.start_line)
                     })
                     .collect(),

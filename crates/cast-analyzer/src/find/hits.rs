@@ -114,7 +114,7 @@ impl Reader<'_> {
             };
             out.push(Hit {
                 kind: HitKind::Symbol,
-                full_name: Some(cast_index::graph::modpath::full_name(&path, &sym.qualname)),
+                full_name: Some(cast_parser::modules::paths::full_name(&path, &sym.qualname)),
                 path,
                 line: sym.start_line,
                 end_line: sym.end_line,

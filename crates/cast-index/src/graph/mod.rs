@@ -1,10 +1,9 @@
 //! The resolved graphs and ranks as plain records, for tests, tools and inspection.
 //!
-//! The graph's own parts: module paths per language ([`modpath`]), resolution of references
-//! and imports to edges ([`resolve`]), PageRank ([`rank`]) and the ranks and file graph as
-//! the index stores them ([`stored`]).
+//! The graph's own parts: resolution of references and imports to edges ([`resolve`], which
+//! names modules by each family's rules in [`cast_parser::modules::paths`]), PageRank
+//! ([`rank`]) and the ranks and file graph as the index stores them ([`stored`]).
 
-pub mod modpath;
 pub mod rank;
 pub mod resolve;
 pub(crate) mod stored;

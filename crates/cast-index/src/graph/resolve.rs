@@ -28,7 +28,7 @@
 //! `site-packages/` work); among several, the one sharing the most leading folders with the
 //! importing file wins, then the shallowest, then `.py` over `.pyi`. Relative imports are exact.
 //!
-//! The other languages follow the same steps with their own module rules (`modpath.rs`): Rust
+//! The other languages follow the same steps with their own module rules (`cast_parser::modules::paths`): Rust
 //! `crate::`/`super::`/`mod` paths, Go packages (folders) and Java packages (whose files see
 //! each other's names without imports), JavaScript/TypeScript specifiers. `self`, `Self` and
 //! `this` reach the enclosing type (for Rust, every `impl` of the type), `super` its bases; a
@@ -41,9 +41,10 @@ type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 use cast_parser::{Import, RefKind, SymbolKind, TypeFact, TypeSource};
 
 use crate::codec::{FileRefs, Reader, SymtabEntry, put_varint, ref_kind_code, ref_kind_of};
-use crate::graph::modpath::{self, Family};
 use crate::graph::texts::Texts;
 use cast_parser::modules::CommonNames;
+use cast_parser::modules::ModuleFamily as Family;
+use cast_parser::modules::paths as modpath;
 
 thread_local! {
     /// How deep [`Catalog::class_held`] is in itself on this thread.
@@ -251,7 +252,7 @@ pub(crate) struct CatFile {
     pub family: Family,
     /// The language's standard-library names that are not resolved by name alone.
     pub common: CommonNames,
-    /// The module the file is, as `modpath::module_name` names it (`a.b.c` for Python).
+    /// The module the file is, as `cast_parser::modules::paths::module_name` names it (`a.b.c` for Python).
     pub module: String,
     pub imports: Vec<CatImport>,
     /// Indexes into `imports` (star imports left out) sorted by the name each binds, in source
@@ -533,7 +534,7 @@ struct BindKey {
 #[derive(Clone)]
 enum Bind {
     Sym(u32),
-    /// A module by its name (see `modpath`); `exact` when it is a full path from the root.
+    /// A module by its name (see `cast_parser::modules::paths`); `exact` when it is a full path from the root.
     Module {
         family: Family,
         name: String,

@@ -7,9 +7,10 @@ use cast_parser::RefKind;
 use rusqlite::Connection;
 
 use crate::codec::{self, FileRefs};
-use crate::graph::modpath::{self, Family};
 use crate::graph::resolve::{Catalog, Edge};
 use crate::store::{self, build, kind_of, rows};
+use cast_parser::modules::ModuleFamily as Family;
+use cast_parser::modules::paths as modpath;
 
 /// Files, symbols, imports and stored imports between files in memory, with each file's stored
 /// inheritance edges (the base classes resolution looks through); the other edges stay in the

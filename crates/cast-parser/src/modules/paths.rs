@@ -1,7 +1,6 @@
-//! Module paths per language: which module a file is, and which module an import names.
-//! Resolution (`resolve.rs`) works on these names. Each language says in its own folder of the
-//! parser which family of rules below it follows ([`cast_parser::modules`]); this file
-//! implements each family once.
+//! Module paths per family: which module a file is, and which module an import names. The
+//! index's resolver works on these names. Each language says in its own folder which family
+//! of rules below it follows ([`super::ModuleRules`]); this file implements each family once.
 //!
 //! | family | a file's module | an import |
 //! |---|---|---|
@@ -18,12 +17,10 @@
 //! C, Ruby and PHP name functions and types program-wide: a name that no scope or import binds
 //! and that exactly one definition in the tree has is that definition ([`Family::has_global_names`]).
 
-/// The module systems: each language names its own in its folder of the parser
-/// ([`cast_parser::modules`]); this file implements each once.
-pub(crate) use cast_parser::modules::ModuleFamily as Family;
+use super::ModuleFamily as Family;
 
 /// The module `rel` is, as resolution names it (see the module table).
-pub(crate) fn module_name(family: Family, rel: &str) -> String {
+pub fn module_name(family: Family, rel: &str) -> String {
     match family {
         Family::Python => python_module(rel),
         Family::Rust => rust_module(rel),
@@ -38,7 +35,7 @@ pub(crate) fn module_name(family: Family, rel: &str) -> String {
 }
 
 /// `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
-pub(crate) fn python_module(rel: &str) -> String {
+pub fn python_module(rel: &str) -> String {
     let stem = rel
         .strip_suffix(".py")
         .or_else(|| rel.strip_suffix(".pyi"))
@@ -92,7 +89,7 @@ fn rust_module(rel: &str) -> String {
 /// The folder of the Rust crate a file belongs to (the one holding `src/`, where its
 /// `Cargo.toml` is) and the crate name its path gives (see [`module_name`]): `crates/foo-bar/src/x.rs`
 /// → (`crates/foo-bar`, `foo_bar`), `src/lib.rs` → (``, `crate`).
-pub(crate) fn rust_crate_dir(rel: &str) -> Option<(String, String)> {
+pub fn rust_crate_dir(rel: &str) -> Option<(String, String)> {
     let parts: Vec<&str> = rel.split('/').collect();
     let i = parts
         .iter()
@@ -122,7 +119,7 @@ fn strip_ruby_extension(path: &str) -> &str {
 
 /// A Ruby `require` as a module name, and whether it is exact: `./x` (from
 /// `require_relative`) in `lib/a/b.rb` → (`lib/a/x`, true); `a/b` → (`a/b`, false).
-pub(crate) fn ruby_path(importer: &str, spec: &str) -> (String, bool) {
+pub fn ruby_path(importer: &str, spec: &str) -> (String, bool) {
     let relative = spec.starts_with("./") || spec.starts_with("../");
     if !relative {
         return (strip_ruby_extension(spec).to_owned(), false);
@@ -136,7 +133,7 @@ pub(crate) fn ruby_path(importer: &str, spec: &str) -> (String, bool) {
 /// A C include as the path it names beside the including file: `x.h` in `src/a.c` →
 /// `src/x.h`; `<x.h>` → none (looked for on the include path only). `None` for a path that
 /// leaves the tree.
-pub(crate) fn c_include_beside(importer: &str, spec: &str) -> Option<String> {
+pub fn c_include_beside(importer: &str, spec: &str) -> Option<String> {
     if spec.starts_with('<') {
         return None;
     }
@@ -162,7 +159,7 @@ fn join_relative(folder: &str, path: &str) -> String {
 }
 
 /// A C include as a path to look up by suffix: `<sys/x.h>` → `sys/x.h`, `../x.h` → `x.h`.
-pub(crate) fn c_include_tail(spec: &str) -> &str {
+pub fn c_include_tail(spec: &str) -> &str {
     let spec = spec.trim_start_matches('<').trim_end_matches('>');
     let mut rest = spec;
     while let Some(r) = rest.strip_prefix("../").or_else(|| rest.strip_prefix("./")) {
@@ -204,7 +201,7 @@ fn java_package(rel: &str) -> String {
 }
 
 /// How module names nest for suffix lookups: `.` or `/`.
-pub(crate) fn separator(family: Family) -> char {
+pub fn separator(family: Family) -> char {
     match family {
         Family::Go | Family::Js | Family::C | Family::Ruby => '/',
         _ => '.',
@@ -214,7 +211,7 @@ pub(crate) fn separator(family: Family) -> char {
 /// Whether a file is a better home for a module than another that claims the same name:
 /// `.py` over `.pyi`, `x.ts` over `x/index.ts` and `.d.ts`, `lib.rs` over `main.rs`, and
 /// for a Go package the file named after its folder (`store/store.go`).
-pub(crate) fn prefer(candidate: &str, current: &str) -> bool {
+pub fn prefer(candidate: &str, current: &str) -> bool {
     let rank = |rel: &str| -> u8 {
         let named_after_folder = rel.strip_suffix(".go").is_some_and(|stem| {
             stem.rsplit_once('/')
@@ -236,7 +233,7 @@ pub(crate) fn prefer(candidate: &str, current: &str) -> bool {
 /// A Rust path as written in an import (`crate::a`, `super::b`, `serde`), as a module name.
 /// `current` is the importing module (a file's module plus the inline modules around the
 /// import); `is_child` says whether a name is a module declared in it (`mod x;`).
-pub(crate) fn rust_path(current: &str, path: &str, is_child: impl Fn(&str) -> bool) -> String {
+pub fn rust_path(current: &str, path: &str, is_child: impl Fn(&str) -> bool) -> String {
     let mut segments = path.split("::").filter(|s| !s.is_empty()).peekable();
     let mut module: Vec<&str> = Vec::new();
     match segments.peek().copied() {
@@ -263,7 +260,7 @@ pub(crate) fn rust_path(current: &str, path: &str, is_child: impl Fn(&str) -> bo
 
 /// A JavaScript/TypeScript import specifier as a module name, and whether it is exact:
 /// `./x.js` from `src/a/b.ts` → (`src/a/x`, true); `pkg/x` → (`pkg/x`, false).
-pub(crate) fn js_path(importer: &str, spec: &str) -> (String, bool) {
+pub fn js_path(importer: &str, spec: &str) -> (String, bool) {
     let relative = spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
     if !relative {
         let spec = strip_js_extension(spec.trim_start_matches('/'));
@@ -289,7 +286,7 @@ pub(crate) fn js_path(importer: &str, spec: &str) -> (String, bool) {
 }
 
 /// The tails of a name, longest first, without the name itself: `a/b/c` → `b/c`, `c`.
-pub(crate) fn tails(name: &str, separator: char) -> impl Iterator<Item = &str> {
+pub fn tails(name: &str, separator: char) -> impl Iterator<Item = &str> {
     name.match_indices(separator)
         .map(move |(i, _)| &name[i + 1..])
 }
@@ -309,7 +306,7 @@ fn without_src_root(module: &str) -> &str {
 /// A symbol's full name for people: its module and qualified name in the language's notation
 /// (`pkg.mod.Class.method`, `cast_parser::walk::relative`, `tui.Light.Init`).
 pub fn full_name(rel: &str, qualname: &str) -> String {
-    let family = cast_parser::languages::module_rules_of_path(rel).family;
+    let family = crate::languages::module_rules_of_path(rel).family;
     let module = module_name(family, rel);
     let (module, join) = match family {
         // A src layout (`src/flask/app.py`): the import system's name starts below `src/`,
@@ -367,7 +364,7 @@ mod tests {
             ),
             ("Main.java", ""),
         ] {
-            let family = cast_parser::languages::module_rules_of_path(rel).family;
+            let family = crate::languages::module_rules_of_path(rel).family;
             assert_eq!(module_name(family, rel), want, "{rel}");
         }
     }
@@ -424,7 +421,7 @@ mod tests {
 
     #[test]
     fn common_names_come_from_each_language() {
-        use cast_parser::languages::module_rules as rules_of_language;
+        use crate::languages::module_rules as rules_of_language;
         assert!(rules_of_language("rust").common.is_common_method("collect"));
         assert!(rules_of_language("go").common.is_common_method("String"));
         assert!(rules_of_language("tsx").common.is_common_type("Promise"));

@@ -1,9 +1,10 @@
 //! What resolution needs to know of a language: which module system it follows (its
 //! [`ModuleFamily`]) and which standard-library names it must not resolve by name alone
 //! ([`CommonNames`]). Each language states its [`ModuleRules`] in its own folder (a described
-//! language in its [`crate::LanguageDescription`], Python in `python.rs`); the index's
-//! resolver implements each family once, so a new language that imports as an existing one
-//! does (Kotlin as Java, say) needs nothing outside its folder.
+//! language in its [`crate::LanguageDescription`], Python in `python.rs`). Each family's rules
+//! for naming modules — which module a file is, which module an import names — are implemented
+//! once, in [`paths`]; the index's resolver looks names up by them. So a new language that
+//! imports as an existing one does (Kotlin as Java, say) needs nothing outside its folder.
 //!
 //! The rules of a language are looked up by its name or a path's extension in
 //! [`crate::languages::module_rules`] and [`crate::languages::module_rules_of_path`]:
@@ -17,6 +18,8 @@
 //! assert!(rules_of_language("rust").common.is_common_method("unwrap"));
 //! assert_eq!(rules_of_path("README.md").family, ModuleFamily::Other);
 //! ```
+
+pub mod paths;
 
 /// The module systems the resolver knows. Languages that import each other share one
 /// (JavaScript and TypeScript; C and C++).
