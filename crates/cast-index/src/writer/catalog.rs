@@ -10,6 +10,7 @@ use crate::codec::{self, FileRefs};
 use crate::graph::resolve::{Catalog, Edge};
 use crate::store::{self, build, kind_of, rows};
 use cast_parser::modules::ModuleFamily as Family;
+use cast_parser::modules::manifests;
 use cast_parser::modules::paths as modpath;
 
 /// Files, symbols, imports and stored imports between files in memory, with each file's stored
@@ -80,19 +81,11 @@ pub(super) fn rust_crate_names(
         if !seen.insert(dir.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(root.join(&dir).join("Cargo.toml")) else {
+        let Ok(text) = std::fs::read_to_string(root.join(&dir).join(manifests::CARGO_MANIFEST))
+        else {
             continue;
         };
-        let Ok(manifest) = text.parse::<toml::Table>() else {
-            continue;
-        };
-        let declared = ["lib", "package"].iter().find_map(|section| {
-            manifest
-                .get(*section)
-                .and_then(|s| s.get("name"))
-                .and_then(toml::Value::as_str)
-        });
-        if let Some(declared) = declared.map(|n| n.replace('-', "_"))
+        if let Some(declared) = manifests::rust_crate_name(&text)
             && declared != folder_name
         {
             names.insert(folder_name, declared);
@@ -114,15 +107,10 @@ pub(super) fn go_modules(root: &Path, cat: &Catalog) -> Vec<(String, String)> {
     }
     let mut out = Vec::new();
     for dir in folders {
-        let Ok(text) = std::fs::read_to_string(root.join(dir).join("go.mod")) else {
+        let Ok(text) = std::fs::read_to_string(root.join(dir).join(manifests::GO_MANIFEST)) else {
             continue;
         };
-        let declared = text.lines().find_map(|l| {
-            let rest = l.trim().strip_prefix("module")?;
-            rest.starts_with(char::is_whitespace)
-                .then(|| rest.trim().trim_matches('"').to_owned())
-        });
-        if let Some(module) = declared.filter(|m| !m.is_empty()) {
+        if let Some(module) = manifests::go_module_path(&text) {
             out.push((dir.to_owned(), module));
         }
     }

@@ -19,6 +19,7 @@
 //! assert_eq!(rules_of_path("README.md").family, ModuleFamily::Other);
 //! ```
 
+pub mod manifests;
 pub mod paths;
 
 /// The module systems the resolver knows. Languages that import each other share one
