@@ -1303,18 +1303,16 @@ impl Catalog {
     /// Java) the other files of its package and the modules it star-imports. The same for
     /// every point of the file that [`Self::bind_in_scopes`] leaves unbound.
     fn bind_in_module(&self, file: u32, name: &str, key: BindKey) -> Bind {
-        let Some(nid) = key.symbol else {
-            // No symbol anywhere has this name; it may still be an imported module.
-            return self
-                .bind_import_at(file, None, key.import)
-                .unwrap_or(Bind::Nothing);
-        };
-        if let Some(s) = self.child(file, None, nid) {
+        if let Some(s) = key.symbol.and_then(|n| self.child(file, None, n)) {
             return Bind::Sym(s);
         }
         if let Some(b) = self.bind_import_at(file, None, key.import) {
             return b;
         }
+        // No symbol anywhere has this name: nothing else can define it.
+        let Some(nid) = key.symbol else {
+            return Bind::Nothing;
+        };
         // Go and Java: the other files of the package.
         if let Some(s) = self
             .package_of(file)
@@ -1508,11 +1506,9 @@ impl Catalog {
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds: HashMap<(Option<u32>, &str), Bind> =
             HashMap::with_capacity_and_hasher(refs.len() / 4, Default::default());
-        // What a name binds at the top of the file, which every scope that does not bind it
-        // itself shares; and each name's numbers, looked up in the catalog's large tables once
-        // per file.
-        let mut module_binds: HashMap<&str, Bind> = HashMap::default();
-        let mut keys: HashMap<&str, BindKey> = HashMap::default();
+        // Per name: its numbers, looked up in the catalog's large tables once per file, and what
+        // it binds at the top of the file, which every scope that does not bind it shares.
+        let mut names: HashMap<&str, (BindKey, Option<Bind>)> = HashMap::default();
         // Keyed by line too where the receiver is a variable with facts: it holds what its last
         // assignment before the line says.
         let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> =
@@ -1544,14 +1540,13 @@ impl Catalog {
             };
             match r.receiver.as_deref() {
                 None => match binds.entry((scope, r.name.as_str())).or_insert_with(|| {
-                    let key = *keys
+                    let (key, at_top) = names
                         .entry(r.name.as_str())
-                        .or_insert_with(|| self.bind_key(&r.name));
-                    self.bind_in_scopes(file, scope, &r.name, key)
+                        .or_insert_with(|| (self.bind_key(&r.name), None));
+                    self.bind_in_scopes(file, scope, &r.name, *key)
                         .unwrap_or_else(|| {
-                            module_binds
-                                .entry(r.name.as_str())
-                                .or_insert_with(|| self.bind_in_module(file, &r.name, key))
+                            at_top
+                                .get_or_insert_with(|| self.bind_in_module(file, &r.name, *key))
                                 .clone()
                         })
                 }) {
