@@ -152,13 +152,15 @@ class Sampler(threading.Thread):
             self.stop.wait(SAMPLE_S)
 
 
-def measure(cmd: list[str], sample: bool = False, capture: bool = False) -> dict:
+def measure(cmd: list[str], sample: bool = False, capture: bool = False, cpus: set[int] | None = None) -> dict:
     """One run of CMD: wall, CPU and peak RSS of that child alone (wait4), its exit code, its
-    stdout if CAPTURE, and with SAMPLE the main thread's and the process's CPU (from /proc)."""
+    stdout if CAPTURE, and with SAMPLE the main thread's and the process's CPU (from /proc).
+    With CPUS, the child runs pinned to those CPUs (its affinity set before it execs)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out if capture else subprocess.DEVNULL,
-                             stderr=err, env=ENV)
+                             stderr=err, env=ENV,
+                             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         sampler = Sampler(p.pid) if sample else None
         if sampler:
             sampler.start()
