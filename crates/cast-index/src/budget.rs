@@ -4,7 +4,8 @@
 /// quarter of the budget while the parse results are written, a sixteenth while references are
 /// resolved), the parse results waiting to be written in path order (two files per MiB), and
 /// the files whose references resolution decodes at once (four per MiB: two batches, one
-/// resolved while the next is read).
+/// resolved while the next is read); as many files again may wait for each table a cold build
+/// writes apart.
 /// Like tantivy's writer arena, it bounds what is buffered, not what the tree is: the catalog
 /// resolution looks names up in (a few hundred bytes a symbol) and ranking's edge list (10 bytes an
 /// edge) grow with the tree, and a parse holds one file's syntax tree per core.
@@ -50,6 +51,18 @@ impl MemoryBudget {
         (self.mebibytes as usize).saturating_mul(2).clamp(16, 8192)
     }
 
+    /// Files that may wait for each of a cold build's table threads (`writer::apart`) when
+    /// `threads` parse: 32 per parse thread, at least 64, at most as many as may wait to be
+    /// written. Which table thread is behind changes with the files (a run of long docstrings
+    /// loads the files' full text, one of small classes the symbols' tables); with many parse
+    /// threads, 64 kept the writer waiting on one of them while the others idled. With few, the
+    /// table threads share the cores with the parse and a deeper queue only holds more.
+    pub(crate) fn apart_queue(self, threads: usize) -> usize {
+        threads
+            .saturating_mul(32)
+            .clamp(64, self.parse_window().max(64))
+    }
+
     /// Files in one batch of resolution: two batches' references are decoded at once (one
     /// resolved while the next is read).
     pub(crate) fn resolve_batch(self) -> usize {
@@ -83,5 +96,17 @@ mod tests {
         assert_eq!(budget.as_mebibytes(), MemoryBudget::MIN_MEBIBYTES);
         assert_eq!(budget.parse_window(), 64);
         assert_eq!(budget.page_cache_kib(), 8192);
+    }
+
+    #[test]
+    fn the_table_queues_deepen_with_the_parse_threads_within_the_budget() {
+        let budget = MemoryBudget::default();
+        // Two cores: what it was before the queues followed the threads.
+        assert_eq!(budget.apart_queue(2), 64);
+        assert_eq!(budget.apart_queue(8), 256);
+        assert_eq!(budget.apart_queue(16), 512);
+        // No deeper than the parse window, however many threads.
+        assert_eq!(budget.apart_queue(128), budget.parse_window());
+        assert_eq!(MemoryBudget::mebibytes(16).apart_queue(16), 64);
     }
 }

@@ -27,10 +27,6 @@ use crate::store::{self, Apart, TermTable, build};
 use crate::text::{FileTerms, SymbolTerms};
 use crate::{IndexError, Result};
 
-/// Files that may wait for each table's thread: enough to ride out a burst of large files, few
-/// enough that what waits stays small (a file's rows are a few KB).
-const QUEUED_FILES: usize = 64;
-
 /// The page cache of each scratch file's connection, in KiB: its writes append (FTS5's pending
 /// terms are held apart from it).
 const SCRATCH_CACHE_KIB: i64 = 4096;
@@ -54,21 +50,28 @@ pub(super) struct ApartBuild {
 }
 
 impl ApartBuild {
-    /// Starts one thread per table, each writing a fresh scratch file beside `db`. The index's
-    /// own `symbols` (read through `conn`) is empty: its first id is the next.
-    pub(super) fn start(conn: &Connection, db: &Path) -> Result<ApartBuild> {
+    /// Starts one thread per table, each writing a fresh scratch file beside `db`, with up to
+    /// `queued` files waiting for it ([`crate::MemoryBudget`]). The index's own `symbols` (read
+    /// through `conn`) is empty: its first id is the next.
+    pub(super) fn start(conn: &Connection, db: &Path, queued: usize) -> Result<ApartBuild> {
         let next_symbol_id = build::next_symbol_id(conn).map_err(store::db_err(db))?;
         Ok(ApartBuild {
-            symbols: TableBuild::start(db, Apart::Symbols, insert_symbols)?,
-            symbol_terms: TableBuild::start(db, Apart::Terms(TermTable::Symbols), |conn, rows| {
-                for (id, terms) in rows {
-                    store::insert_symbol_terms(conn, id, &terms)?;
-                }
-                Ok(())
-            })?,
+            symbols: TableBuild::start(db, Apart::Symbols, queued, insert_symbols)?,
+            symbol_terms: TableBuild::start(
+                db,
+                Apart::Terms(TermTable::Symbols),
+                queued,
+                |conn, rows| {
+                    for (id, terms) in rows {
+                        store::insert_symbol_terms(conn, id, &terms)?;
+                    }
+                    Ok(())
+                },
+            )?,
             file_terms: TableBuild::start(
                 db,
                 Apart::Terms(TermTable::Files),
+                queued,
                 |conn, (id, terms)| store::insert_file_terms(conn, id, &terms),
             )?,
             next_symbol_id,
@@ -170,13 +173,14 @@ impl<T: Send + 'static> TableBuild<T> {
     fn start(
         db: &Path,
         table: Apart,
+        queued: usize,
         insert: fn(&Connection, T) -> rusqlite::Result<()>,
     ) -> Result<TableBuild<T>> {
         let path = table.scratch_path(db);
         // What an interrupted build left there is of no use.
         store::remove_files(&path);
         let conn = open_scratch(&path, table).map_err(store::db_err(&path))?;
-        let (sender, receiver) = sync_channel(QUEUED_FILES);
+        let (sender, receiver) = sync_channel(queued.max(1));
         let thread = std::thread::Builder::new()
             .name(format!("cast {}", table.table()))
             .spawn(move || write_all(&conn, receiver, insert))

@@ -239,7 +239,13 @@ impl IndexWriter<'_> {
         *made_scratch = report.cold;
         let mut apart = report
             .cold
-            .then(|| ApartBuild::start(conn, self.db_path))
+            .then(|| {
+                ApartBuild::start(
+                    conn,
+                    self.db_path,
+                    self.memory.apart_queue(rayon::current_num_threads()),
+                )
+            })
             .transpose()?;
         let mut written =
             self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
