@@ -39,7 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from analyzer import SOURCE_EXT, commit_and_day  # noqa: E402
-from index_build import ENV, last_json, measure  # noqa: E402
+from index_build import ENV, TICK, last_json, measure  # noqa: E402
 
 
 def default_trees() -> list[Path]:
@@ -86,6 +86,41 @@ def build_corpus(trees: list[Path], dest: Path, cap_bytes: int | None) -> dict:
     return {"files": files, "bytes": size, "entries_left_out": left_out}
 
 
+def read_threads(pid: int) -> list[tuple[int, str, str, int, int]]:
+    """(tid, name, state, utime, stime) of each thread of PID, from /proc."""
+    out = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index(b"(") + 1:text.rindex(b")")].decode(errors="replace")
+        fields = text[text.rindex(b")") + 2:].split()
+        out.append((int(tid), name, fields[0].decode(), int(fields[11]), int(fields[12])))
+    return out
+
+
+def timeline_run(cmd: list[str], cpus: set[int], every_s: float = 0.05) -> dict:
+    """One run of CMD pinned to CPUS, with every thread's state and CPU ticks sampled every
+    EVERY_S seconds, and the machine's iowait ticks (/proc/stat): where a build waits."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=ENV, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+    samples = []
+    while p.poll() is None:
+        with open("/proc/stat") as f:
+            iowait = int(f.readline().split()[5])
+        samples.append({"t": time.perf_counter() - t0, "iowait": iowait, "threads": read_threads(p.pid)})
+        time.sleep(every_s)
+    out = p.stdout.read().decode(errors="replace") if p.stdout else ""
+    return {"wall": time.perf_counter() - t0, "tick": TICK, "samples": samples, "report": last_json(out)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trees", nargs="*", type=Path)
@@ -96,6 +131,9 @@ def main() -> int:
     ap.add_argument("--budget-s", type=float, default=None, help="start no run after this many seconds")
     ap.add_argument("--json", type=Path, metavar="OUT")
     ap.add_argument("--keep-corpus", type=Path, metavar="DIR")
+    ap.add_argument("--timeline", type=Path, metavar="OUT",
+                    help="after the rounds, one more cold build on the most cores, each thread's state and CPU "
+                         "sampled every 50 ms, written to OUT as JSON (a diagnosis, not a figure)")
     args = ap.parse_args()
     t_start = time.monotonic()
     cpus = sorted(os.sched_getaffinity(0))
@@ -159,6 +197,12 @@ def main() -> int:
                 print(f"(--budget-s {args.budget_s:.0f} reached in round {r + 1}: later runs skipped)")
                 break
 
+        if args.timeline:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+            tl = timeline_run([args.cast, "index", str(corpus), "--db", str(db), "--json"], set(cpus[:max(counts)]))
+            args.timeline.write_text(json.dumps(tl))
+            print(f"timeline: {len(tl['samples'])} samples over {tl['wall']:.2f} s -> {args.timeline}")
         ctags_wall = statistics.median(x["wall"] for x in ctags_runs) if ctags_runs else None
         done = [c for c in counts if rows[c]]
         base = min(done) if done else None
