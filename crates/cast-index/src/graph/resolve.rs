@@ -531,6 +531,57 @@ struct BindKey {
     import: Option<u32>,
 }
 
+/// What the names of one file bind, each asked once: many references share a scope and a
+/// name, and a receiver's first name (`os` of `os.path.join`) is a name like any other.
+/// Borrows its keys from the file's references (`'r`).
+#[derive(Default)]
+struct FileBinds<'r> {
+    /// Per scope and name: what it binds, and whether that came from the top of the file.
+    in_scope: HashMap<(Option<u32>, &'r str), (Bind, bool)>,
+    /// Per name: its numbers, looked up in the catalog's large tables once per file, and what
+    /// it binds at the top of the file, which every scope that does not bind it shares.
+    names: HashMap<&'r str, (BindKey, Option<Bind>)>,
+    /// Per dotted receiver and called name whose first name binds at the top of the file:
+    /// what the chain reaches, the same from every scope.
+    walks: HashMap<(&'r str, &'r str), Option<u32>>,
+}
+
+impl<'r> FileBinds<'r> {
+    fn with_capacity(refs: usize) -> FileBinds<'r> {
+        FileBinds {
+            in_scope: HashMap::with_capacity_and_hasher(refs / 4, Default::default()),
+            names: HashMap::with_capacity_and_hasher(refs / 4, Default::default()),
+            walks: HashMap::default(),
+        }
+    }
+
+    /// What `name` binds at `scope` of `file` ([`Catalog::bind`]), and whether it binds
+    /// there only through the top of the file.
+    fn bind(
+        &mut self,
+        catalog: &Catalog,
+        file: u32,
+        scope: Option<u32>,
+        name: &'r str,
+    ) -> &(Bind, bool) {
+        let names = &mut self.names;
+        self.in_scope.entry((scope, name)).or_insert_with(|| {
+            let (key, at_top) = names
+                .entry(name)
+                .or_insert_with(|| (catalog.bind_key(name), None));
+            match catalog.bind_in_scopes(file, scope, name, *key) {
+                Some(bind) => (bind, false),
+                None => (
+                    at_top
+                        .get_or_insert_with(|| catalog.bind_in_module(file, name, *key))
+                        .clone(),
+                    true,
+                ),
+            }
+        })
+    }
+}
+
 #[derive(Clone)]
 enum Bind {
     Sym(u32),
@@ -1504,11 +1555,7 @@ impl Catalog {
         let refs = &refs.refs;
         let mut out = Vec::with_capacity(refs.len());
         // Many references share a scope and a name or receiver: resolve each pair once.
-        let mut binds: HashMap<(Option<u32>, &str), Bind> =
-            HashMap::with_capacity_and_hasher(refs.len() / 4, Default::default());
-        // Per name: its numbers, looked up in the catalog's large tables once per file, and what
-        // it binds at the top of the file, which every scope that does not bind it shares.
-        let mut names: HashMap<&str, (BindKey, Option<Bind>)> = HashMap::default();
+        let mut binds = FileBinds::with_capacity(refs.len());
         // Keyed by line too where the receiver is a variable with facts: it holds what its last
         // assignment before the line says.
         let mut receivers: HashMap<(Option<u32>, &str, &str, u32), Receiver> =
@@ -1539,18 +1586,8 @@ impl Catalog {
                 }
             };
             match r.receiver.as_deref() {
-                None => match binds.entry((scope, r.name.as_str())).or_insert_with(|| {
-                    let (key, at_top) = names
-                        .entry(r.name.as_str())
-                        .or_insert_with(|| (self.bind_key(&r.name), None));
-                    self.bind_in_scopes(file, scope, &r.name, *key)
-                        .unwrap_or_else(|| {
-                            at_top
-                                .get_or_insert_with(|| self.bind_in_module(file, &r.name, *key))
-                                .clone()
-                        })
-                }) {
-                    &mut Bind::Sym(s) => {
+                None => match &binds.bind(self, file, scope, &r.name).0 {
+                    &Bind::Sym(s) => {
                         let how = if self.syms[s as usize].file == file {
                             How::Local
                         } else {
@@ -1600,7 +1637,9 @@ impl Catalog {
                     let resolved = *receivers
                         .entry((scope, recv, r.name.as_str(), line))
                         .or_insert_with(|| {
-                            self.resolve_receiver(file, scope, recv, &r.name, r.line, &facts)
+                            self.resolve_receiver(
+                                file, scope, recv, &r.name, r.line, &facts, &mut binds,
+                            )
                         });
                     match resolved {
                         Some((s, how)) => push(&mut out, s, how, 1),
@@ -1621,14 +1660,16 @@ impl Catalog {
         out
     }
 
-    fn resolve_receiver(
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_receiver<'r>(
         &self,
         file: u32,
         scope: Option<u32>,
-        recv: &str,
-        name: &str,
+        recv: &'r str,
+        name: &'r str,
         line: u32,
         facts: &Facts,
+        binds: &mut FileBinds<'r>,
     ) -> Option<(u32, How)> {
         let family = self.files[file as usize].family;
         // PHP's variables: `$this->m()`, `$app->run()`.
@@ -1722,7 +1763,7 @@ impl Catalog {
         {
             return typed(self.field_class(file, facts, class?, attribute)?);
         }
-        let start = self.bind(file, scope, first);
+        let (start, at_top) = binds.bind(self, file, scope, first);
         if rest.is_empty() && matches!(start, Bind::Nothing) {
             // A field of the instance named without `this.` (Java, C#, C++).
             if family.implicit_this()
@@ -1734,7 +1775,17 @@ impl Catalog {
             // A variable of the module.
             return typed(self.class_held(file, facts, None, first, None, 0)?);
         }
-        let s = self.walk_chain(file, start, rest, name)?;
+        // Bound at the top of the file, the chain reaches the same symbol from every scope.
+        let s = if *at_top {
+            let start = start.clone();
+            *binds
+                .walks
+                .entry((recv, name))
+                .or_insert_with(|| self.walk_chain(file, start, rest, name))
+        } else {
+            let start = start.clone();
+            self.walk_chain(file, start, rest, name)
+        }?;
         Some((s, How::Attribute))
     }
 
