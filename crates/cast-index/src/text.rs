@@ -17,6 +17,7 @@
 
 use std::hash::Hasher;
 
+use crate::graph::texts::Texts;
 use cast_parser::ParsedFile;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
@@ -511,7 +512,7 @@ fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
     let mut out = String::with_capacity(order.len() * 8);
     for n in order {
         for _ in 0..count[n as usize].min(cap) {
-            push_term(&mut out, &cut.names[n as usize]);
+            push_term(&mut out, cut.names.get(n));
         }
     }
     (out, file_words)
@@ -526,8 +527,9 @@ struct TokenTerms<'t> {
     /// Per token: its words' terms at `terms[.0 .. .1]`, its compounds' at `terms[.1 .. .2]`.
     tokens: Vec<(u32, u32, u32)>,
     terms: Vec<u32>,
-    number: FxHashMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
+    /// The terms by number, end to end in one buffer (two boxed copies of each were a tenth of
+    /// the cutting's time, in allocations).
+    names: Texts,
     stemmed: String,
 }
 
@@ -560,15 +562,7 @@ impl<'t> TokenTerms<'t> {
         if term.len() > MAX_BAG_TERM {
             return;
         }
-        let n = match self.number.get(term) {
-            Some(&n) => n,
-            None => {
-                let n = self.names.len() as u32;
-                self.names.push(term.into());
-                self.number.insert(term.into(), n);
-                n
-            }
-        };
+        let n = self.names.intern(term);
         self.terms.push(n);
     }
 }

@@ -1,5 +1,6 @@
 //! Strings held once each and named by number: the symbol names and the import texts that
-//! resolution looks up ([`super::resolve::Catalog`]).
+//! resolution looks up ([`super::resolve::Catalog`]), and the terms a file's text is cut into
+//! ([`crate::text`]).
 
 use std::hash::BuildHasher;
 
@@ -89,6 +90,11 @@ impl Texts {
         self.table
             .find(hash, |slot| slot.holds(&self.bytes, hash, s))
             .map(|slot| slot.id)
+    }
+
+    /// How many strings it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
     }
 
     /// The string numbered `id` (empty for a number never given).
