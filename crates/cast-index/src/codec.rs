@@ -228,10 +228,61 @@ pub(crate) fn ref_kind_of(code: u8) -> Option<RefKind> {
 }
 
 /// A file's references and the type facts resolution reads them with, as stored together.
+/// The references name their strings by number in the file's table of strings, read once into
+/// one buffer: an owned name and receiver per reference were most of the decoding's time.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct FileRefs {
-    pub refs: Vec<Reference>,
+    pub refs: Vec<StoredRef>,
     pub facts: Vec<TypeFact>,
+    /// The table's strings, end to end.
+    texts: String,
+    /// Where each string of the table ends in `texts`.
+    ends: Vec<u32>,
+}
+
+/// One stored reference ([`Reference`]), its name and receiver read through its [`FileRefs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StoredRef {
+    pub kind: RefKind,
+    /// The name's number in the table, counted from 1; 0 for none.
+    name: u32,
+    /// The receiver's, likewise.
+    receiver: u32,
+    pub line: u32,
+    pub scope: Option<usize>,
+}
+
+impl FileRefs {
+    /// The last name of the reference's chain ([`Reference::name`]).
+    pub(crate) fn name(&self, r: &StoredRef) -> &str {
+        self.text(r.name).unwrap_or_default()
+    }
+
+    /// The expression before the last dot, if any ([`Reference::receiver`]).
+    pub(crate) fn receiver(&self, r: &StoredRef) -> Option<&str> {
+        self.text(r.receiver)
+    }
+
+    fn text(&self, number: u32) -> Option<&str> {
+        let i = (number as usize).checked_sub(1)?;
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
+        self.texts.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// The references as the parser gave them.
+    #[cfg(test)]
+    pub(crate) fn references(&self) -> Vec<Reference> {
+        self.refs
+            .iter()
+            .map(|r| Reference {
+                kind: r.kind,
+                name: self.name(r).to_owned(),
+                receiver: self.receiver(r).map(str::to_owned),
+                line: r.line,
+                scope: r.scope,
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn encode_refs(refs: &[Reference], facts: &[TypeFact]) -> Vec<u8> {
@@ -272,6 +323,14 @@ pub(crate) fn decode_refs(data: &[u8]) -> Option<FileRefs> {
 pub(crate) fn decode_refs_where(data: &[u8], keep: impl Fn(RefKind) -> bool) -> Option<FileRefs> {
     let mut r = Reader::new(data);
     let strings = read_strings(&mut r)?;
+    let mut texts = String::with_capacity(strings.iter().map(|s| s.len()).sum());
+    let mut ends = Vec::with_capacity(strings.len());
+    for s in &strings {
+        texts.push_str(s);
+        ends.push(u32::try_from(texts.len()).ok()?);
+    }
+    // A number past the table is a damaged blob, as before.
+    let number = |id: u64| (id <= strings.len() as u64).then_some(id as u32);
     let n = r.varint()? as usize;
     let mut refs = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
@@ -281,10 +340,10 @@ pub(crate) fn decode_refs_where(data: &[u8], keep: impl Fn(RefKind) -> bool) -> 
         if !keep(kind) {
             continue;
         }
-        refs.push(Reference {
+        refs.push(StoredRef {
             kind,
-            name: string_at(&strings, name)?.unwrap_or_default(),
-            receiver: string_at(&strings, receiver)?,
+            name: number(name)?,
+            receiver: number(receiver)?,
             line,
             scope: read_opt_index(scope),
         });
@@ -308,7 +367,12 @@ pub(crate) fn decode_refs_where(data: &[u8], keep: impl Fn(RefKind) -> bool) -> 
             line: r.u32()?,
         });
     }
-    Some(FileRefs { refs, facts })
+    Some(FileRefs {
+        refs,
+        facts,
+        texts,
+        ends,
+    })
 }
 
 /// The few symbol fields resolution needs, per file: id, parent (index in the file), kind code,
@@ -468,9 +532,9 @@ mod tests {
             .cloned()
             .collect();
         assert!(!wanted.is_empty() && wanted.len() < refs.len());
-        assert_eq!((inherits.refs, &inherits.facts), (wanted, &facts));
+        assert_eq!((inherits.references(), &inherits.facts), (wanted, &facts));
         let decoded = decode_refs(&data).unwrap();
-        assert_eq!((decoded.refs, decoded.facts), (refs, facts));
+        assert_eq!((decoded.references(), decoded.facts), (refs, facts));
     }
 
     #[test]

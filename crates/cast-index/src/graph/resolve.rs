@@ -1549,10 +1549,15 @@ impl Catalog {
 
     /// Resolves one file's references. With `inherit_only`, only base classes (the first pass,
     /// so that `self.m()` can then look into bases).
-    pub(crate) fn resolve_refs(&self, file: u32, refs: &FileRefs, inherit_only: bool) -> Vec<Edge> {
+    pub(crate) fn resolve_refs(
+        &self,
+        file: u32,
+        stored: &FileRefs,
+        inherit_only: bool,
+    ) -> Vec<Edge> {
         let f = &self.files[file as usize];
-        let facts = self.facts_by_target(file, &refs.facts);
-        let refs = &refs.refs;
+        let facts = self.facts_by_target(file, &stored.facts);
+        let refs = &stored.refs;
         let mut out = Vec::with_capacity(refs.len());
         // Many references share a scope and a name or receiver: resolve each pair once.
         let mut binds = FileBinds::with_capacity(refs.len());
@@ -1565,6 +1570,7 @@ impl Catalog {
             if inherit_only != (r.kind == RefKind::Inherit) {
                 continue;
             }
+            let name = stored.name(r);
             let scope = r.scope.and_then(|o| f.syms.get(o).copied());
             let src = Self::owner(&headers, scope, r.line).or(scope);
             if r.kind == RefKind::Inherit && src == scope {
@@ -1585,8 +1591,8 @@ impl Catalog {
                     });
                 }
             };
-            match r.receiver.as_deref() {
-                None => match &binds.bind(self, file, scope, &r.name).0 {
+            match stored.receiver(r) {
+                None => match &binds.bind(self, file, scope, name).0 {
                     &Bind::Sym(s) => {
                         let how = if self.syms[s as usize].file == file {
                             How::Local
@@ -1600,7 +1606,7 @@ impl Catalog {
                     Bind::Nothing
                         if f.family == Family::Python
                             && r.kind == RefKind::Call
-                            && r.name == "cls"
+                            && name == "cls"
                             && self
                                 .local_class(file, &facts, scope, "cls", r.line)
                                 .is_none()
@@ -1609,12 +1615,10 @@ impl Catalog {
                         push(&mut out, class, How::SelfRef, 1);
                     }
                     Bind::Nothing => {
-                        let common_type =
-                            r.kind == RefKind::Type && f.common.is_common_type(&r.name);
+                        let common_type = r.kind == RefKind::Type && f.common.is_common_type(name);
                         if r.kind != RefKind::Attribute
                             && !common_type
-                            && let Some((cands, k)) =
-                                self.by_name(f.family, f.common, &r.name, false)
+                            && let Some((cands, k)) = self.by_name(f.family, f.common, name, false)
                         {
                             let how = if k == 1 && f.family.has_global_names() {
                                 How::Global
@@ -1634,19 +1638,20 @@ impl Catalog {
                     } else {
                         0
                     };
-                    let resolved = *receivers
-                        .entry((scope, recv, r.name.as_str(), line))
-                        .or_insert_with(|| {
-                            self.resolve_receiver(
-                                file, scope, recv, &r.name, r.line, &facts, &mut binds,
-                            )
-                        });
+                    let resolved =
+                        *receivers
+                            .entry((scope, recv, name, line))
+                            .or_insert_with(|| {
+                                self.resolve_receiver(
+                                    file, scope, recv, name, r.line, &facts, &mut binds,
+                                )
+                            });
                     match resolved {
                         Some((s, how)) => push(&mut out, s, how, 1),
                         None => {
                             if r.kind == RefKind::Call
                                 && let Some((cands, k)) =
-                                    self.by_name(f.family, f.common, &r.name, true)
+                                    self.by_name(f.family, f.common, name, true)
                             {
                                 for &c in cands {
                                     push(&mut out, c, How::Name, k);
