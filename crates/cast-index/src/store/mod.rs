@@ -1341,7 +1341,10 @@ mod tests {
         let builder = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
             conn.execute_batch("COMMIT").unwrap();
-            end_bulk(&conn).unwrap();
+            // As the writer does: the waiting connection may switch the file to the WAL first,
+            // and is busy doing so for a moment, so a refusal here is no error (it failed the
+            // test once under load).
+            let _ = end_bulk(&conn);
         });
         // Asking for the WAL meanwhile is refused at once; connect asks until the build is in.
         let other = connect(&db).unwrap();
