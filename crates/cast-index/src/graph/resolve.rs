@@ -564,8 +564,27 @@ impl<'r> FileBinds<'r> {
         scope: Option<u32>,
         name: &'r str,
     ) -> &(Bind, bool) {
-        let names = &mut self.names;
-        self.in_scope.entry((scope, name)).or_insert_with(|| {
+        Self::bind_in(
+            &mut self.in_scope,
+            &mut self.names,
+            catalog,
+            file,
+            scope,
+            name,
+        )
+    }
+
+    /// [`Self::bind`] over the two maps it uses, so that a caller may keep the answer while it
+    /// reads and fills [`Self::walks`].
+    fn bind_in<'m>(
+        in_scope: &'m mut HashMap<(Option<u32>, &'r str), (Bind, bool)>,
+        names: &mut HashMap<&'r str, (BindKey, Option<Bind>)>,
+        catalog: &Catalog,
+        file: u32,
+        scope: Option<u32>,
+        name: &'r str,
+    ) -> &'m (Bind, bool) {
+        in_scope.entry((scope, name)).or_insert_with(|| {
             let (key, at_top) = names
                 .entry(name)
                 .or_insert_with(|| (catalog.bind_key(name), None));
@@ -1396,7 +1415,7 @@ impl Catalog {
     }
 
     /// Follows `Class.Inner.name` or `module.sub.Class.name` from a binding.
-    fn walk_chain(&self, from: u32, start: Bind, parts: &[&str], name: &str) -> Option<u32> {
+    fn walk_chain(&self, from: u32, start: &Bind, parts: &[&str], name: &str) -> Option<u32> {
         self.walk_chain_from(from, start, parts, name, 0)
     }
 
@@ -1406,12 +1425,12 @@ impl Catalog {
     fn walk_chain_from(
         &self,
         from: u32,
-        start: Bind,
+        start: &Bind,
         parts: &[&str],
         name: &str,
         hops: u32,
     ) -> Option<u32> {
-        match start {
+        match *start {
             Bind::Nothing => None,
             Bind::Sym(s) if self.syms[s as usize].kind == SymbolKind::Module => {
                 // A Rust module: inline (`mod m { … }`) its items are its children; declared
@@ -1428,7 +1447,7 @@ impl Catalog {
                     return if rest.is_empty() && parts.is_empty() {
                         Some(child)
                     } else {
-                        self.walk_chain_from(from, Bind::Sym(child), rest, name, hops)
+                        self.walk_chain_from(from, &Bind::Sym(child), rest, name, hops)
                     };
                 }
                 if hops >= MAX_MODULE_HOPS {
@@ -1442,7 +1461,7 @@ impl Catalog {
                 if matches!(bound, Bind::Sym(b) if b == s) {
                     return None;
                 }
-                self.walk_chain_from(from, bound, parts, name, hops + 1)
+                self.walk_chain_from(from, &bound, parts, name, hops + 1)
             }
             Bind::Sym(s) => {
                 let mut cur = s;
@@ -1459,7 +1478,7 @@ impl Catalog {
             }
             Bind::Module {
                 family,
-                name: base,
+                name: ref base,
                 exact,
             } => {
                 // The longest module prefix that exists, then classes inside it.
@@ -1480,7 +1499,7 @@ impl Catalog {
                         };
                     }
                     let first = self.name_in_module(g, rest[0], 0);
-                    return self.walk_chain_from(from, first, &rest[1..], name, hops);
+                    return self.walk_chain_from(from, &first, &rest[1..], name, hops);
                 }
                 None
             }
@@ -1768,7 +1787,12 @@ impl Catalog {
         {
             return typed(self.field_class(file, facts, class?, attribute)?);
         }
-        let (start, at_top) = binds.bind(self, file, scope, first);
+        let FileBinds {
+            in_scope,
+            names,
+            walks,
+        } = binds;
+        let (start, at_top) = FileBinds::bind_in(in_scope, names, self, file, scope, first);
         if rest.is_empty() && matches!(start, Bind::Nothing) {
             // A field of the instance named without `this.` (Java, C#, C++).
             if family.implicit_this()
@@ -1781,15 +1805,14 @@ impl Catalog {
             return typed(self.class_held(file, facts, None, first, None, 0)?);
         }
         // Bound at the top of the file, the chain reaches the same symbol from every scope.
-        let s = if *at_top {
-            let start = start.clone();
-            *binds
-                .walks
-                .entry((recv, name))
-                .or_insert_with(|| self.walk_chain(file, start, rest, name))
-        } else {
-            let start = start.clone();
-            self.walk_chain(file, start, rest, name)
+        let s = match (*at_top, walks.get(&(recv, name))) {
+            (true, Some(&walked)) => walked,
+            (true, None) => {
+                let walked = self.walk_chain(file, start, rest, name);
+                walks.insert((recv, name), walked);
+                walked
+            }
+            (false, _) => self.walk_chain(file, start, rest, name),
         }?;
         Some((s, How::Attribute))
     }
@@ -2010,7 +2033,7 @@ impl Catalog {
             }
             Some((first, middle)) => {
                 let start = self.bind(file, scope, first);
-                self.walk_chain(file, start, middle, last)
+                self.walk_chain(file, &start, middle, last)
             }
         }
     }
