@@ -42,9 +42,11 @@ pub struct Args {
     max_filesize: u64,
     /// What the build may buffer, in MiB: a quarter for SQLite's page cache while files are
     /// written (a sixteenth while references are resolved), the rest for parse results waiting
-    /// to be written and references being resolved. What grows with the tree (the names
-    /// resolution looks up, ranking's edges) comes on top: 256 MiB builds the stdlib with
-    /// site-packages (141 MB of source) in about 185 MB, three copies of it in about 275 MB.
+    /// to be written (and, in a new index, for its table threads) and references being
+    /// resolved. What grows with the tree (the names resolution looks up, ranking's edges) and
+    /// with the cores (each parse thread holds the file it parses) comes on top: on two cores
+    /// 256 MiB builds the stdlib with site-packages (141 MB of source) in about 185 MB, three
+    /// copies of it in about 275 MB; 400 MB of Python on 16 cores peaked at about 390 MB.
     /// Default: $CAST_INDEX_MEMORY, else 256; at least 32.
     #[arg(long, value_name = "MIB")]
     memory: Option<u64>,
