@@ -10,7 +10,9 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, QueryCursor, QueryMatch};
 
-use crate::description::{Compiled, CompiledReferences, LanguageDescription, TreeSitterLanguage};
+use crate::description::{
+    Compiled, CompiledReferences, Declared, LanguageDescription, TreeSitterLanguage,
+};
 use crate::python::count_lines;
 use crate::source::LineIndex;
 use crate::{
@@ -256,17 +258,36 @@ fn definitions_and_docs<'t>(
         }) else {
             return;
         };
-        let Some(name) = capture(m, c.def_name) else {
+        let named = match (capture(m, c.def_name), capture(m, c.def_declarator)) {
+            (Some(name), _) => Some(Declared {
+                name,
+                receiver: capture(m, c.def_receiver),
+                kind,
+            }),
+            (None, Some(declarator)) => d.declarator.and_then(|read| read(declarator, kind, text)),
+            (None, None) => None,
+        };
+        let Some(Declared {
+            name,
+            receiver,
+            kind,
+        }) = named
+        else {
             return;
         };
         let def = Def {
             node,
             name,
             kind,
-            receiver: capture(m, c.def_receiver),
+            receiver,
             // In a brace language the body is a `{ … }` block: a tuple struct's `(u32, u32)`
             // or an arrow function's expression is part of the signature.
             body: capture(m, c.def_body)
+                .or_else(|| {
+                    // Read here, not by a `body: (_)` step in the query: tree-sitter
+                    // analyses every step when it compiles, milliseconds each.
+                    capture(m, c.def_function).and_then(|f| f.child_by_field_name("body"))
+                })
                 .or_else(|| node.child_by_field_name("body"))
                 .filter(|b| {
                     d.skeleton.body_end != "}" || text.as_bytes().get(b.start_byte()) == Some(&b'{')

@@ -95,6 +95,68 @@ fn cpp_classes_namespaces_and_methods_in_and_out_of_their_class() {
 }
 
 #[test]
+fn a_name_is_read_through_every_shape_of_its_declarator() {
+    // The queries capture a definition's declarator whole; C's `declarator` reads the name
+    // through pointers, references, arrays, qualified names and a function pointer's
+    // parentheses, and refuses prototypes and macro calls read as declarations.
+    let c = "\
+static int **pairs(void) { return 0; }
+int (*hook)(int) = 0;
+static FILE *(*real_fopen)(const char *);
+int prototype(int a);
+int (parenthesized)(int a);
+DEFINE_MUTEX(lock);
+typedef char **strings;
+typedef int (*handler)(int);
+int *table[4];
+";
+    assert_eq!(
+        rows(&parse("declarators.c", c)),
+        vec![
+            ("function", "pairs", 1, 1),
+            ("variable", "hook", 2, 2),
+            ("variable", "real_fopen", 3, 3),
+            ("type", "strings", 7, 7),
+            ("type", "handler", 8, 8),
+            ("variable", "table", 9, 9),
+        ]
+    );
+    let cpp = "\
+const char **Outer::Inner::Leaf::names() { return 0; }
+Buffer &Buffer::operator=(const Buffer &) { return *this; }
+Buffer::~Buffer() {}
+template <typename T> struct Ref { typedef const T &reference; };
+const Widget &default_widget = make();
+";
+    assert_eq!(
+        rows(&parse("declarators.cpp", cpp)),
+        vec![
+            ("method", "Leaf::names", 1, 1),
+            ("method", "Buffer::operator=", 2, 2),
+            ("method", "Buffer::~Buffer", 3, 3),
+            ("struct", "Ref", 4, 4),
+            ("type", "Ref::reference", 4, 4),
+            ("variable", "default_widget", 5, 5),
+        ]
+    );
+    // JavaScript's assignment targets go through the same hook.
+    let js = "\
+later = () => {};
+exports.load = function () {};
+Shape.prototype.area = function () {};
+handlers[name] = function () {};
+";
+    assert_eq!(
+        rows(&parse("assigned.js", js)),
+        vec![
+            ("function", "later", 1, 1),
+            ("function", "load", 2, 2),
+            ("method", "Shape.area", 3, 3),
+        ]
+    );
+}
+
+#[test]
 fn csharp_namespaces_types_members_and_xml_docs() {
     let file = parse("Sample.cs", CSHARP);
     assert_eq!(

@@ -5,28 +5,14 @@
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 
-(type_definition
-  declarator: [
-    (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (function_declarator
-      declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-  ]) @definition.type
+(type_definition declarator: (_) @declarator) @definition.type
 
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-; Variables: declarations, not `extern` ones. Only those at file level are symbols: the
-; description's `variable_parents` names the nodes a declaration must sit in (the file, a
-; namespace, a preprocessor conditional) and drops any inside a function.
-((declaration
-  declarator: [
-    (identifier) @name
-    (init_declarator declarator: (identifier) @name)
-    (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: (pointer_declarator declarator: (array_declarator declarator: (identifier) @name)))
-    (array_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (identifier) @name)
-  ]) @definition.variable
+; Variables: declarations, not `extern` ones and not prototypes (the `declarator` in C's
+; mod.rs reads the name and refuses a function's declarator). Only those at file level are
+; symbols: the description's `variable_parents` names the nodes a declaration must sit in (the
+; file, a namespace, a preprocessor conditional) and drops any inside a function.
+((declaration declarator: (_) @declarator) @definition.variable
   (#not-match? @definition.variable "^extern[ \t]"))

@@ -1,16 +1,7 @@
 ; C definitions, after tree-sitter-c's tags.scm and what ctags lists by default: functions
 ; with a body (not prototypes); `declarations.scm` adds structs, unions, enums, typedefs,
-; macros and file-level variables (not `extern` declarations, not locals). The shapes of one
-; node are alternatives of one pattern: tree-sitter analyses each pattern's steps when it
-; compiles a query, and with C++'s grammar every pattern over `function_definition` cost
-; 20-30 ms.
+; macros and file-level variables (not `extern` declarations, not locals). The name inside a
+; declarator (`*f(void)`, `**g(void)`) is read by the description's `declarator` (mod.rs): each
+; shape spelled out here cost tens of milliseconds of compiling with C++'s grammar.
 
-(function_definition
-  declarator: [
-    (function_declarator declarator: (identifier) @name)
-    (pointer_declarator
-      declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator
-      declarator: (pointer_declarator
-        declarator: (function_declarator declarator: (identifier) @name)))
-  ]) @definition.function
+(function_definition declarator: (_) @declarator) @definition.function

@@ -15,10 +15,12 @@ use std::sync::OnceLock;
 use regex::Regex;
 use tree_sitter::Node;
 
-use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage};
+use crate::description::{
+    Declared, ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage,
+};
 use crate::modules::{ModuleFamily, ModuleRules};
 use crate::ts;
-use crate::{Import, LanguageParser, ParseError, ParsedFile};
+use crate::{Import, LanguageParser, ParseError, ParsedFile, SymbolKind};
 
 /// The C description.
 #[cfg(feature = "c")]
@@ -53,6 +55,7 @@ pub static C: LanguageDescription = LanguageDescription {
     },
     fixup: Some(blank_annotation_macros),
     returns: None,
+    declarator: Some(declarator),
     modules: ModuleRules::of(ModuleFamily::C),
 };
 
@@ -77,6 +80,104 @@ pub(crate) fn include(path: Node, text: &str, out: &mut Vec<Import>) {
         line: 0,
         scope: None,
     });
+}
+
+/// Reads a C or C++ definition's name out of its declarator, which wraps the name in the
+/// shapes of the type around it: `*f(…)`, `&f(…)`, `A::m(…)`, `(*handler_t)(int)`,
+/// `*table[4] = …`.
+/// - A function (`function_definition`): through pointers and references to the function's
+///   declarator, then its name; a qualified name (`A::B::m`) makes a method of the last scope.
+/// - A typedef: through pointers, arrays and a function pointer's parentheses to the type's name.
+/// - A variable: past its initializer, through pointers, arrays and references to the name; a
+///   function's declarator there is a prototype, no variable, unless it declares a pointer to a
+///   function (`int (*hook)(void) = 0;`).
+pub(crate) fn declarator<'t>(
+    node: Node<'t>,
+    kind: SymbolKind,
+    _text: &str,
+) -> Option<Declared<'t>> {
+    match kind {
+        SymbolKind::Function | SymbolKind::Method => {
+            let mut at = node;
+            while at.kind() != "function_declarator" {
+                at = inner_declarator(at)?;
+            }
+            let mut name = at.child_by_field_name("declarator")?;
+            let mut receiver = None;
+            while name.kind() == "qualified_identifier" {
+                receiver = name.child_by_field_name("scope");
+                name = name.child_by_field_name("name")?;
+            }
+            matches!(
+                name.kind(),
+                "identifier" | "field_identifier" | "destructor_name" | "operator_name"
+            )
+            .then_some(Declared {
+                name,
+                receiver,
+                kind: if receiver.is_some() {
+                    SymbolKind::Method
+                } else {
+                    kind
+                },
+            })
+        }
+        SymbolKind::Type => named(node, "type_identifier", kind),
+        SymbolKind::Variable => {
+            let at = match node.kind() {
+                "init_declarator" => node.child_by_field_name("declarator")?,
+                _ => node,
+            };
+            named(at, "identifier", kind)
+        }
+        _ => None,
+    }
+}
+
+/// The name of kind `leaf` inside a declarator, through pointers, arrays and references, and
+/// into a function's declarator only where it declares a pointer to a function
+/// (`(*handler_t)(int)`): a plain `f(int)` is a function, not a type or a variable.
+fn named<'t>(node: Node<'t>, leaf: &str, kind: SymbolKind) -> Option<Declared<'t>> {
+    let mut at = node;
+    loop {
+        if at.kind() == leaf {
+            return Some(Declared {
+                name: at,
+                receiver: None,
+                kind,
+            });
+        }
+        at = match at.kind() {
+            // `(*handler_t)(int)`: the parentheses must hold a pointer.
+            "function_declarator" => {
+                let inner = at.child_by_field_name("declarator")?;
+                if inner.kind() != "parenthesized_declarator" {
+                    return None;
+                }
+                inner_declarator(inner).filter(|p| p.kind() == "pointer_declarator")?
+            }
+            // Elsewhere, parentheses around a name are a macro's call read as a declaration
+            // (`GTEST_DEFINE_STATIC_MUTEX_(g_log_mutex);`), not a variable.
+            "parenthesized_declarator" => return None,
+            _ => inner_declarator(at)?,
+        };
+    }
+}
+
+/// The declarator a pointer, reference, array or parenthesized declarator wraps.
+fn inner_declarator(node: Node) -> Option<Node> {
+    match node.kind() {
+        "pointer_declarator" | "array_declarator" => node.child_by_field_name("declarator"),
+        // C++'s `&f()` and `(…)` name no field: the wrapped declarator is the one named child
+        // that is not an attribute.
+        "reference_declarator" | "parenthesized_declarator" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor).find(|child| {
+                child.kind().ends_with("declarator") || child.kind().ends_with("identifier")
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Blanks an annotation macro between a function's parameters and its body, which the grammar

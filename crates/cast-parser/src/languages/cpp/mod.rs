@@ -42,5 +42,6 @@ pub static CPP: LanguageDescription = LanguageDescription {
     },
     fixup: Some(super::c::blank_annotation_macros),
     returns: None,
+    declarator: Some(super::c::declarator),
     modules: ModuleRules::of(ModuleFamily::C),
 };

@@ -28,5 +28,6 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
     returns: None,
+    declarator: None,
     modules: ModuleRules::of(ModuleFamily::CSharp),
 };

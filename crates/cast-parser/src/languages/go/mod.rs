@@ -34,6 +34,7 @@ pub static GO: LanguageDescription = LanguageDescription {
     },
     fixup: None,
     returns: Some("result"),
+    declarator: None,
     modules: ModuleRules {
         family: ModuleFamily::Go,
         common: CommonNames {

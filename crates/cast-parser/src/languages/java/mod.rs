@@ -29,6 +29,7 @@ pub static JAVA: LanguageDescription = LanguageDescription {
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
     returns: Some("type"),
+    declarator: None,
     modules: ModuleRules {
         family: ModuleFamily::Java,
         common: CommonNames {

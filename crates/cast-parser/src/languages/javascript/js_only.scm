@@ -3,6 +3,6 @@
 (field_definition
   property: (property_identifier) @name
   value: [
-    (arrow_function body: (_) @body)
-    (function_expression body: (_) @body)
+    (arrow_function) @function
+    (function_expression) @function
   ]) @definition.method

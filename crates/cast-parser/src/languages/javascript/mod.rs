@@ -7,8 +7,12 @@
 
 pub(crate) mod names;
 
-use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
+use tree_sitter::Node;
+
+use crate::SymbolKind;
+use crate::description::{Declared, ImportEnd, LanguageDescription, SkeletonStyle};
 use crate::modules::{CommonNames, ModuleFamily, ModuleRules};
+use crate::ts;
 
 /// Statements a definition can sit in on its first line; its doc comment is above them.
 pub(crate) const WRAPPERS: &[&str] = &[
@@ -18,6 +22,44 @@ pub(crate) const WRAPPERS: &[&str] = &[
     "expression_statement",
     "ambient_declaration",
 ];
+
+/// The name a function is assigned to: `f = …` and `exports.f = …` define `f`;
+/// `F.prototype.m = …` defines the method `m` of `F`. Any other target (`a[k] = …`,
+/// `this.#m = …`) defines nothing.
+pub(crate) fn assigned<'t>(target: Node<'t>, kind: SymbolKind, text: &str) -> Option<Declared<'t>> {
+    match target.kind() {
+        "identifier" => Some(Declared {
+            name: target,
+            receiver: None,
+            kind,
+        }),
+        "member_expression" => {
+            let name = target
+                .child_by_field_name("property")
+                .filter(|p| p.kind() == "property_identifier")?;
+            let receiver = target
+                .child_by_field_name("object")
+                .filter(|o| o.kind() == "member_expression")
+                .filter(|o| {
+                    o.child_by_field_name("property").is_some_and(|p| {
+                        p.kind() == "property_identifier" && ts::text(p, text) == "prototype"
+                    })
+                })
+                .and_then(|o| o.child_by_field_name("object"))
+                .filter(|class| class.kind() == "identifier");
+            Some(Declared {
+                name,
+                receiver,
+                kind: if receiver.is_some() {
+                    SymbolKind::Method
+                } else {
+                    kind
+                },
+            })
+        }
+        _ => None,
+    }
+}
 
 /// The JavaScript description.
 pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
@@ -48,6 +90,7 @@ pub static JAVASCRIPT: LanguageDescription = LanguageDescription {
     },
     fixup: None,
     returns: None,
+    declarator: Some(assigned),
     modules: ModuleRules {
         family: ModuleFamily::Js,
         common: CommonNames {

@@ -33,6 +33,7 @@ pub static PHP: LanguageDescription = LanguageDescription {
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
     returns: None,
+    declarator: None,
     modules: ModuleRules::of(ModuleFamily::Php),
 };
 

@@ -38,6 +38,7 @@ pub static RUBY: LanguageDescription = LanguageDescription {
     },
     fixup: None,
     returns: None,
+    declarator: None,
     modules: ModuleRules::of(ModuleFamily::Ruby),
 };
 

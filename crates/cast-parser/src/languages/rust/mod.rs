@@ -34,6 +34,7 @@ pub static RUST: LanguageDescription = LanguageDescription {
     skeleton: SkeletonStyle::BRACES,
     fixup: None,
     returns: Some("return_type"),
+    declarator: None,
     modules: ModuleRules {
         family: ModuleFamily::Rust,
         common: CommonNames {

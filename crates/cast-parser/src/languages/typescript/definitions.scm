@@ -12,6 +12,6 @@
 (public_field_definition
   name: (property_identifier) @name
   value: [
-    (arrow_function body: (_) @body)
-    (function_expression body: (_) @body)
+    (arrow_function) @function
+    (function_expression) @function
   ]) @definition.method

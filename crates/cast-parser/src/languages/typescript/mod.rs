@@ -36,6 +36,7 @@ macro_rules! typescript_queries {
             },
             fixup: $fixup,
             returns: Some("return_type"),
+            declarator: JAVASCRIPT.declarator,
             // JavaScript's module rules and common names: the two import each other.
             modules: JAVASCRIPT.modules,
         }
