@@ -229,6 +229,68 @@ struct Def<'t> {
     kind: SymbolKind,
     receiver: Option<Node<'t>>,
     body: Option<Node<'t>>,
+    /// The node's nearest ancestors, as the walk that ran the query passed them.
+    up: Ancestors<'t>,
+}
+
+/// The nearest ancestors of a node, parent first, as far as they are known. tree-sitter's
+/// `Node::parent` and `prev_sibling` search down from the root at every call: on C++ (a
+/// definition deep in a long namespace) they took 5 % of `cast symbols`. The query's walk
+/// passes each definition's path instead, and a parent's children are listed once per file
+/// ([`Family`]).
+#[derive(Clone, Copy, Default)]
+struct Ancestors<'t> {
+    nodes: [Option<Node<'t>>; 4],
+}
+
+impl<'t> Ancestors<'t> {
+    /// The last few nodes of `path` (the root first, the node's parent last).
+    fn of(path: &[Node<'t>]) -> Self {
+        let mut nodes = [None; 4];
+        for (slot, node) in nodes.iter_mut().zip(path.iter().rev()) {
+            *slot = Some(*node);
+        }
+        Ancestors { nodes }
+    }
+
+    /// The parent of `node`, whose ancestors these are.
+    fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        match self.nodes[0] {
+            Some(parent) => Some(parent),
+            None => node.parent(),
+        }
+    }
+
+    /// The ancestors of the parent.
+    fn up(&self) -> Ancestors<'t> {
+        let [_, a, b, c] = self.nodes;
+        Ancestors {
+            nodes: [a, b, c, None],
+        }
+    }
+}
+
+/// The children of the nodes definitions sit in, listed once per file.
+#[derive(Default)]
+struct Family<'t> {
+    children: HashMap<usize, Vec<Node<'t>>>,
+}
+
+impl<'t> Family<'t> {
+    /// The siblings before `node` under `parent`, in source order.
+    fn before(&mut self, parent: Node<'t>, node: Node<'t>) -> &[Node<'t>] {
+        let children = self.children.entry(parent.id()).or_insert_with(|| {
+            let mut cursor = parent.walk();
+            parent.children(&mut cursor).collect()
+        });
+        let at = children.partition_point(|c| c.start_byte() < node.start_byte());
+        // A zero-width node (a missing token) can share a start byte: find `node` itself.
+        let at = children[at..]
+            .iter()
+            .position(|c| c.id() == node.id())
+            .map_or(at, |i| at + i);
+        &children[..at]
+    }
 }
 
 /// Every definition, deduplicated (a node matched by several patterns keeps the first
@@ -244,63 +306,78 @@ fn definitions_and_docs<'t>(
     let mut best: HashMap<(usize, usize), (usize, Def<'t>)> = HashMap::new();
     let mut doc_matches = DocMatches::default();
     let starts = c.symbol_starts.as_ref();
-    rooted::for_each_match(&c.symbols, starts, cursor, root, text.as_bytes(), |m| {
-        if m.pattern_index >= c.first_doc_pattern {
-            doc_matches.add(c, m);
-            return;
-        }
-        let Some((node, kind)) = m.captures().iter().find_map(|cap| {
-            c.definition_kinds
-                .get(cap.index as usize)
-                .copied()
-                .flatten()
-                .map(|kind| (cap.node, kind))
-        }) else {
-            return;
-        };
-        let named = match (capture(m, c.def_name), capture(m, c.def_declarator)) {
-            (Some(name), _) => Some(Declared {
-                name,
-                receiver: capture(m, c.def_receiver),
-                kind,
-            }),
-            (None, Some(declarator)) => d.declarator.and_then(|read| read(declarator, kind, text)),
-            (None, None) => None,
-        };
-        let Some(Declared {
-            name,
-            receiver,
-            kind,
-        }) = named
-        else {
-            return;
-        };
-        let def = Def {
-            node,
-            name,
-            kind,
-            receiver,
-            // In a brace language the body is a `{ … }` block: a tuple struct's `(u32, u32)`
-            // or an arrow function's expression is part of the signature.
-            body: capture(m, c.def_body)
-                .or_else(|| {
-                    // Read here, not by a `body: (_)` step in the query: tree-sitter
-                    // analyses every step when it compiles, milliseconds each.
-                    capture(m, c.def_function).and_then(|f| f.child_by_field_name("body"))
-                })
-                .or_else(|| node.child_by_field_name("body"))
-                .filter(|b| {
-                    d.skeleton.body_end != "}" || text.as_bytes().get(b.start_byte()) == Some(&b'{')
-                }),
-        };
-        let key = (node.id(), name.id());
-        match best.get(&key) {
-            Some((pattern, _)) if *pattern <= m.pattern_index => {}
-            _ => {
-                best.insert(key, (m.pattern_index, def));
+    rooted::for_each_match_on_path(
+        &c.symbols,
+        starts,
+        cursor,
+        root,
+        text.as_bytes(),
+        |m, path| {
+            if m.pattern_index >= c.first_doc_pattern {
+                doc_matches.add(c, m);
+                return;
             }
-        }
-    });
+            let Some((node, kind)) = m.captures().iter().find_map(|cap| {
+                c.definition_kinds
+                    .get(cap.index as usize)
+                    .copied()
+                    .flatten()
+                    .map(|kind| (cap.node, kind))
+            }) else {
+                return;
+            };
+            let named = match (capture(m, c.def_name), capture(m, c.def_declarator)) {
+                (Some(name), _) => Some(Declared {
+                    name,
+                    receiver: capture(m, c.def_receiver),
+                    kind,
+                }),
+                (None, Some(declarator)) => {
+                    d.declarator.and_then(|read| read(declarator, kind, text))
+                }
+                (None, None) => None,
+            };
+            let Some(Declared {
+                name,
+                receiver,
+                kind,
+            }) = named
+            else {
+                return;
+            };
+            let up = match path.split_last() {
+                Some((start, ancestors)) if start.id() == node.id() => Ancestors::of(ancestors),
+                _ => Ancestors::default(),
+            };
+            let def = Def {
+                node,
+                name,
+                kind,
+                receiver,
+                up,
+                // In a brace language the body is a `{ … }` block: a tuple struct's `(u32, u32)`
+                // or an arrow function's expression is part of the signature.
+                body: capture(m, c.def_body)
+                    .or_else(|| {
+                        // Read here, not by a `body: (_)` step in the query: tree-sitter
+                        // analyses every step when it compiles, milliseconds each.
+                        capture(m, c.def_function).and_then(|f| f.child_by_field_name("body"))
+                    })
+                    .or_else(|| node.child_by_field_name("body"))
+                    .filter(|b| {
+                        d.skeleton.body_end != "}"
+                            || text.as_bytes().get(b.start_byte()) == Some(&b'{')
+                    }),
+            };
+            let key = (node.id(), name.id());
+            match best.get(&key) {
+                Some((pattern, _)) if *pattern <= m.pattern_index => {}
+                _ => {
+                    best.insert(key, (m.pattern_index, def));
+                }
+            }
+        },
+    );
     let mut defs: Vec<Def<'t>> = best.into_values().map(|(_, def)| def).collect();
     defs.sort_by_key(|d| {
         (
@@ -317,8 +394,8 @@ fn definitions_and_docs<'t>(
         if def.kind == SymbolKind::Variable
             && !d.variable_parents.is_empty()
             && !def
-                .node
-                .parent()
+                .up
+                .parent(def.node)
                 .is_some_and(|p| d.variable_parents.contains(&p.kind()))
         {
             continue;
@@ -365,6 +442,7 @@ fn build_symbols(
     lines: &LineIndex,
 ) -> Vec<Symbol> {
     let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
+    let mut family = Family::default();
     // Enclosing definitions of the current one, innermost last (indexes into `defs`).
     let mut stack: Vec<usize> = Vec::new();
     for (i, def) in defs.iter().enumerate() {
@@ -414,9 +492,9 @@ fn build_symbols(
             (None, None) => name.clone(),
         };
 
-        let anchor = anchor(d, def.node);
+        let (anchor, anchor_up) = anchor(d, def.node, def.up);
         let leading = leading(d, anchor, def.name.start_byte());
-        let (preceding, doc) = preceding(d, anchor, docs);
+        let (preceding, doc) = preceding(d, anchor, anchor_up, docs, &mut family);
         let decorators: Vec<Node> = preceding
             .iter()
             .chain(&leading.decorators)
@@ -479,9 +557,15 @@ fn build_symbols(
 
 /// The node whose surroundings hold a definition's doc comment and decorators: the definition
 /// itself, or the wrappers around it that start on its line (`export const f = …`).
-fn anchor<'t>(d: &LanguageDescription, node: Node<'t>) -> Node<'t> {
+/// Returns it with its ancestors.
+fn anchor<'t>(
+    d: &LanguageDescription,
+    node: Node<'t>,
+    up: Ancestors<'t>,
+) -> (Node<'t>, Ancestors<'t>) {
     let mut anchor = node;
-    while let Some(parent) = anchor.parent() {
+    let mut up = up;
+    while let Some(parent) = up.parent(anchor) {
         if !d.wrappers.contains(&parent.kind()) {
             break;
         }
@@ -500,8 +584,9 @@ fn anchor<'t>(d: &LanguageDescription, node: Node<'t>) -> Node<'t> {
             break;
         }
         anchor = parent;
+        up = up.up();
     }
-    anchor
+    (anchor, up)
 }
 
 /// Decorators at the start of a definition node, and where its signature starts: the first
@@ -562,7 +647,9 @@ fn leading<'t>(d: &LanguageDescription, anchor: Node<'t>, name_start: usize) -> 
 fn preceding<'t>(
     d: &LanguageDescription,
     anchor: Node<'t>,
+    up: Ancestors<'t>,
     docs: &Docs,
+    family: &mut Family<'t>,
 ) -> (Vec<Node<'t>>, Vec<Node<'t>>) {
     let mut decorators = Vec::new();
     let mut doc = Vec::new();
@@ -570,14 +657,19 @@ fn preceding<'t>(
     // A definition that opens its parent node takes the comments above the parent: Ruby's
     // grammar leaves the comments above a class body's first definition outside the body.
     let mut first = anchor;
-    while first.prev_sibling().is_none()
-        && let Some(parent) = first.parent()
-        && parent.start_byte() == first.start_byte()
-    {
+    let mut up = up;
+    let before = loop {
+        let Some(parent) = up.parent(first) else {
+            break &[][..];
+        };
+        let before = family.before(parent, first);
+        if !before.is_empty() || parent.start_byte() != first.start_byte() {
+            break before;
+        }
         first = parent;
-    }
-    let mut node = first.prev_sibling();
-    while let Some(prev) = node {
+        up = up.up();
+    };
+    for &prev in before.iter().rev() {
         if ts::end_line(prev) + 1 < next_line {
             break; // a blank line between
         }
@@ -589,7 +681,6 @@ fn preceding<'t>(
             break;
         }
         next_line = ts::start_line(prev);
-        node = prev.prev_sibling();
     }
     decorators.reverse();
     doc.reverse();

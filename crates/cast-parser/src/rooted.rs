@@ -97,29 +97,68 @@ pub(crate) fn for_each_match<'t>(
     text: &[u8],
     mut each: impl FnMut(&QueryMatch<'_, 't>),
 ) {
+    walk_matches::<false>(query, starts, cursor, root, text, |m, _| each(m));
+}
+
+/// As [`for_each_match`], and each match comes with the path to the node its pattern started
+/// at: the root first, that node last (empty when the query ran over the whole tree). The walk
+/// knows it for free, where tree-sitter's `Node::parent` searches down from the root.
+pub(crate) fn for_each_match_on_path<'t>(
+    query: &Query,
+    starts: Option<&PatternStarts>,
+    cursor: &mut QueryCursor,
+    root: Node<'t>,
+    text: &[u8],
+    each: impl FnMut(&QueryMatch<'_, 't>, &[Node<'t>]),
+) {
+    walk_matches::<true>(query, starts, cursor, root, text, each);
+}
+
+fn walk_matches<'t, const PATH: bool>(
+    query: &Query,
+    starts: Option<&PatternStarts>,
+    cursor: &mut QueryCursor,
+    root: Node<'t>,
+    text: &[u8],
+    mut each: impl FnMut(&QueryMatch<'_, 't>, &[Node<'t>]),
+) {
     let Some(starts) = starts else {
         let mut matches = cursor.matches(query, root, text);
         while let Some(m) = matches.next() {
-            each(m);
+            each(m, &[]);
         }
         return;
     };
     cursor.set_max_start_depth(Some(0));
     let mut walk = root.walk();
+    // The walk's node's ancestors, root first (kept only when asked for).
+    let mut path: Vec<Node<'t>> = Vec::new();
     'tree: loop {
         let node = walk.node();
         if starts.starts_at(node) {
+            if PATH {
+                path.push(node);
+            }
             let mut matches = cursor.matches(query, node, text);
             while let Some(m) = matches.next() {
-                each(m);
+                each(m, &path);
+            }
+            if PATH {
+                path.pop();
             }
         }
         if walk.goto_first_child() {
+            if PATH {
+                path.push(node);
+            }
             continue;
         }
         while !walk.goto_next_sibling() {
             if !walk.goto_parent() {
                 break 'tree;
+            }
+            if PATH {
+                path.pop();
             }
         }
     }
@@ -399,6 +438,41 @@ mod tests {
                 );
                 assert_eq!(whole, rooted, "{} {which}: {fixture:?}", d.name);
             }
+            // The path each symbol match comes with runs from the root to the node its
+            // pattern started at, each node the parent of the next.
+            let mut cursor = QueryCursor::new();
+            let mut paths = 0;
+            let root = tree.root_node();
+            let symbol_starts = compiled.symbol_starts.as_ref();
+            for_each_match_on_path(
+                &compiled.symbols,
+                symbol_starts,
+                &mut cursor,
+                root,
+                text.as_bytes(),
+                |m, path| {
+                    let start = *path.last().expect("a path");
+                    assert_eq!(path[0].id(), root.id(), "{}", d.name);
+                    for pair in path.windows(2) {
+                        assert_eq!(
+                            pair[1].parent().map(|p| p.id()),
+                            Some(pair[0].id()),
+                            "{}",
+                            d.name
+                        );
+                    }
+                    assert!(
+                        m.captures()
+                            .iter()
+                            .all(|c| c.node.start_byte() >= start.start_byte()
+                                && c.node.end_byte() <= start.end_byte()),
+                        "{}: a capture outside the start node",
+                        d.name
+                    );
+                    paths += 1;
+                },
+            );
+            assert!(paths > 0, "{}: no symbol match", d.name);
             checked += 1;
         }
         assert!(checked >= 9, "only {checked} languages had a fixture");
