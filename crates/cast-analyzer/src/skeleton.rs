@@ -21,7 +21,9 @@
 
 use std::path::Path;
 
-use cast_parser::{Import, ParsedFile, Registry, SourceText, SymbolKind, SyntaxError};
+use cast_parser::{
+    Import, ParsedFile, Registry, SkeletonForm, SourceText, SymbolKind, SyntaxError,
+};
 use serde::Serialize;
 
 use crate::{AnalyzerError, Result};
@@ -119,10 +121,10 @@ pub fn skeleton_of_file(path: &Path, rel: &str, registry: &Registry) -> Result<S
 
 /// The skeleton of parsed text.
 pub fn skeleton_of_parsed(rel: &str, text: &str, parsed: &ParsedFile) -> Skeleton {
-    let lines = match parsed.language {
-        "python" => python_lines(text, parsed),
-        "html" => outline_lines(parsed),
-        _ => braced::lines(text, parsed),
+    let lines = match cast_parser::skeleton_form(parsed.language) {
+        SkeletonForm::Indented => python_lines(text, parsed),
+        SkeletonForm::Braced(style) => braced::lines(text, parsed, style),
+        SkeletonForm::Outline => outline_lines(parsed),
     };
     Skeleton {
         path: rel.to_owned(),

@@ -130,6 +130,18 @@ pub struct SkeletonStyle {
     pub import_keyword: Option<&'static str>,
 }
 
+/// How `cast skeleton` lays a language out; each language's parser says which
+/// ([`crate::LanguageParser::skeleton_form`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkeletonForm {
+    /// Indented blocks, bodies elided as `...` and docstrings kept as string literals (Python).
+    Indented,
+    /// Bodies elided between delimiters, in the given style (the tree-sitter languages).
+    Braced(SkeletonStyle),
+    /// Each symbol's signature, indented by its depth (HTML's outline; the default).
+    Outline,
+}
+
 /// Where an import statement ends, for a skeleton that shows it on one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportEnd {
@@ -238,6 +250,10 @@ impl LanguageParser for &'static TreeSitterLanguage {
 
     fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         (**self).parse_symbols_text(text)
+    }
+
+    fn skeleton_form(&self) -> SkeletonForm {
+        (**self).skeleton_form()
     }
 }
 

@@ -45,6 +45,10 @@ impl LanguageParser for TreeSitterLanguage {
         extract(self.description(), compiled, Some(references), text)
     }
 
+    fn skeleton_form(&self) -> crate::SkeletonForm {
+        crate::SkeletonForm::Braced(self.description().skeleton)
+    }
+
     /// Symbols only: the reference and import queries are neither compiled nor run.
     fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         let compiled = self.compiled()?;

@@ -1,8 +1,9 @@
 //! The language registry: which parser handles which file extension.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-use crate::{ParseError, ParsedFile, SourceText};
+use crate::{ParseError, ParsedFile, SkeletonForm, SourceText};
 
 /// One language CAST can parse. Adding a language is one file that implements this trait and
 /// one [`Registry::register`] call; see `python.rs` and `html.rs`.
@@ -39,6 +40,22 @@ pub trait LanguageParser: Send + Sync {
         }))
         .unwrap_or(Err(ParseError::Panicked))
     }
+
+    /// How `cast skeleton` lays the language out; by default an outline of its symbols.
+    fn skeleton_form(&self) -> SkeletonForm {
+        SkeletonForm::Outline
+    }
+}
+
+/// How `cast skeleton` lays out the language a [`ParsedFile`] names (`python`, `tsx`): what
+/// its parser in [`Registry::default`] says, or an outline for a name it does not know.
+pub fn skeleton_form(language: &str) -> SkeletonForm {
+    static LANGUAGES: OnceLock<Registry> = OnceLock::new();
+    LANGUAGES
+        .get_or_init(Registry::default)
+        .languages()
+        .find(|l| l.name() == language)
+        .map_or(SkeletonForm::Outline, |l| l.skeleton_form())
 }
 
 /// Languages by extension. [`Registry::default`] knows Python, HTML and every described
@@ -191,6 +208,32 @@ mod tests {
                 .as_ref()
                 .is_ok_and(|f| f.symbols.len() == 1)
         );
+    }
+
+    #[test]
+    fn each_language_says_how_its_skeleton_is_laid_out() {
+        assert_eq!(skeleton_form("python"), SkeletonForm::Indented);
+        assert_eq!(skeleton_form("html"), SkeletonForm::Outline);
+        assert_eq!(skeleton_form("no such language"), SkeletonForm::Outline);
+        let registry = Registry::default();
+        for language in registry.languages() {
+            let form = skeleton_form(language.name());
+            assert_eq!(form, language.skeleton_form(), "{}", language.name());
+            if !matches!(language.name(), "python" | "html") {
+                assert!(
+                    matches!(form, SkeletonForm::Braced(_)),
+                    "{}: {form:?}",
+                    language.name()
+                );
+            }
+        }
+        #[cfg(feature = "ruby")]
+        assert!(matches!(
+            skeleton_form("ruby"),
+            SkeletonForm::Braced(style) if style.body_end == "end"
+        ));
+        #[cfg(feature = "cpp")]
+        assert!(matches!(skeleton_form("cpp"), SkeletonForm::Braced(_)));
     }
 
     #[test]

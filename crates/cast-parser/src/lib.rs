@@ -75,11 +75,13 @@ mod ts;
 mod walk;
 
 pub use cast_workspace::{WalkOptions, relative};
-pub use description::{ImportEnd, LanguageDescription, SkeletonStyle, TreeSitterLanguage};
+pub use description::{
+    ImportEnd, LanguageDescription, SkeletonForm, SkeletonStyle, TreeSitterLanguage,
+};
 pub use encoding::SourceEncoding;
 pub use error::ParseError;
 pub use html::Html;
-pub use language::{LanguageParser, Registry};
+pub use language::{LanguageParser, Registry, skeleton_form};
 pub use model::{
     Import, ParsedFile, RefKind, Reference, Symbol, SymbolKind, SyntaxError, TypeFact, TypeSource,
 };

@@ -42,6 +42,10 @@ impl LanguageParser for Python {
         EXTENSIONS
     }
 
+    fn skeleton_form(&self) -> crate::SkeletonForm {
+        crate::SkeletonForm::Indented
+    }
+
     fn parse_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         parse(text, Wanted::Everything)
     }

@@ -23,10 +23,8 @@ use super::{SkeletonLine, depth};
 /// An import statement longer than this is cut (with `…`).
 const MAX_IMPORT: usize = 300;
 
-pub(super) fn lines(text: &str, parsed: &ParsedFile) -> Vec<SkeletonLine> {
+pub(super) fn lines(text: &str, parsed: &ParsedFile, style: SkeletonStyle) -> Vec<SkeletonLine> {
     let source: Vec<&str> = text.lines().collect();
-    let style =
-        cast_parser::languages::skeleton_style(parsed.language).unwrap_or(SkeletonStyle::BRACES);
     let mut out: Vec<SkeletonLine> = Vec::new();
     // A file described by a definition's own doc comment (a Java file by its type's Javadoc)
     // shows that comment once, with the definition.

@@ -3,7 +3,7 @@
 //! by the one extractor in `extract.rs`; see `description.rs` for the query conventions.
 
 use crate::LanguageParser;
-use crate::description::{SkeletonStyle, TreeSitterLanguage};
+use crate::description::TreeSitterLanguage;
 
 #[cfg(any(feature = "c", feature = "cpp"))]
 pub mod c;
@@ -48,14 +48,6 @@ pub(crate) fn parsers() -> Vec<Box<dyn LanguageParser>> {
             Box::new(language)
         })
         .collect()
-}
-
-/// How a skeleton writes a described language, by the language's name (`go`, `tsx`).
-pub fn skeleton_style(language: &str) -> Option<SkeletonStyle> {
-    described()
-        .into_iter()
-        .find(|l| l.description().name == language)
-        .map(|l| l.description().skeleton)
 }
 
 /// Every described language compiled in, with its queries compiled once per process.

@@ -242,6 +242,10 @@ impl LanguageParser for CHeaders {
     fn parse_symbols_text(&self, text: &str) -> Result<ParsedFile, ParseError> {
         self.pick(text).parse_symbols_text(text)
     }
+
+    fn skeleton_form(&self) -> crate::SkeletonForm {
+        self.c.skeleton_form()
+    }
 }
 
 /// Whether a text says it is C++: a line opening with a namespace, a class with a body or
