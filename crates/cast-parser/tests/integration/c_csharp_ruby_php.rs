@@ -154,6 +154,23 @@ handlers[name] = function () {};
             ("method", "Shape.area", 3, 3),
         ]
     );
+    // Ruby's class, module and constant names: `A::B` is B with its scope as the receiver.
+    let ruby = "\
+class Rack::Lint
+end
+module ::Top
+end
+LIMIT = 3
+@count = 0
+";
+    assert_eq!(
+        rows(&parse("names.rb", ruby)),
+        vec![
+            ("class", "Rack::Lint", 1, 2),
+            ("module", "Top", 3, 4),
+            ("constant", "LIMIT", 5, 5),
+        ]
+    );
 }
 
 #[test]

@@ -9,10 +9,10 @@
 
 use tree_sitter::Node;
 
-use crate::Import;
-use crate::description::{ImportEnd, LanguageDescription, SkeletonStyle};
+use crate::description::{Declared, ImportEnd, LanguageDescription, SkeletonStyle};
 use crate::modules::{ModuleFamily, ModuleRules};
 use crate::ts;
+use crate::{Import, SymbolKind};
 
 /// The Ruby description.
 pub static RUBY: LanguageDescription = LanguageDescription {
@@ -38,12 +38,31 @@ pub static RUBY: LanguageDescription = LanguageDescription {
     },
     fixup: None,
     returns: None,
-    declarator: None,
+    declarator: Some(declarator),
     modules: ModuleRules::of(ModuleFamily::Ruby),
 };
 
 /// `require 'a/b'` → module `a/b`; `require_relative 'b'` → module `./b` (relative, as a
 /// JavaScript specifier is). Only a literal string is an import.
+/// The name a class, module or constant is given: `Foo`, or `A::B::Foo` (the scope is the
+/// receiver; `::Foo` has none). Anything else assigned (`x = 1`, `@x = 1`) defines no constant.
+fn declarator<'t>(name: Node<'t>, kind: SymbolKind, _text: &str) -> Option<Declared<'t>> {
+    let (name, receiver) = match name.kind() {
+        "constant" => (name, None),
+        "scope_resolution" if kind != SymbolKind::Constant => (
+            name.child_by_field_name("name")
+                .filter(|n| n.kind() == "constant")?,
+            name.child_by_field_name("scope"),
+        ),
+        _ => return None,
+    };
+    Some(Declared {
+        name,
+        receiver,
+        kind,
+    })
+}
+
 fn require(call: Node, text: &str, out: &mut Vec<Import>) {
     let relative = call
         .child_by_field_name("method")
