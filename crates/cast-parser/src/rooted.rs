@@ -23,14 +23,43 @@
 //! Matches are the same as the whole-tree run's; their order is not (outer patterns come
 //! first here), so a caller must not depend on it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Language, Node, Query, QueryCursor, QueryMatch, StreamingIterator};
 
-/// For each node kind id of a language, whether one of a query's patterns can start there.
+/// For each node kind id of a language, whether one of a query's patterns can start there,
+/// and what such a node must have for one of them to match.
 #[derive(Debug, Clone)]
 pub(crate) struct PatternStarts {
-    by_kind: Vec<bool>,
+    /// Per kind id: the index in `checks` of what the patterns starting there need; `None`
+    /// where none starts.
+    by_kind: Vec<Option<u32>>,
+    /// Per start kind: one entry per pattern starting there, each the fields its node must
+    /// have (none: any node of the kind may match).
+    checks: Vec<Vec<Vec<FieldNeed>>>,
+}
+
+/// A field a pattern's node must have, holding a child of one of some kinds: the
+/// `value: [(arrow_function) (function_expression)]` of JavaScript's `(pair …)`. Checking it
+/// costs a field lookup; starting the query cursor at a node costs several times that, and
+/// some start kinds (an object literal's `pair`) are frequent and seldom match.
+#[derive(Debug, Clone)]
+struct FieldNeed {
+    field: std::num::NonZeroU16,
+    /// Indexed by kind id.
+    kinds: Vec<bool>,
+}
+
+impl FieldNeed {
+    fn met<'t>(&self, node: Node<'t>, scratch: &mut tree_sitter::TreeCursor<'t>) -> bool {
+        let mut children = node.children_by_field_id(self.field, scratch);
+        children.any(|child| {
+            self.kinds
+                .get(usize::from(child.kind_id()))
+                .copied()
+                .unwrap_or(false)
+        })
+    }
 }
 
 impl PatternStarts {
@@ -40,13 +69,16 @@ impl PatternStarts {
     pub(crate) fn new(language: &Language, source: &str) -> Option<PatternStarts> {
         let tokens = tokens(source)?;
         let mut at = 0;
-        let mut named: HashSet<&str> = HashSet::new();
+        // Per named start kind, each pattern's needs, as written.
+        let mut named: HashMap<&str, Vec<Vec<Need>>> = HashMap::new();
         let mut anonymous: HashSet<&str> = HashSet::new();
         while at < tokens.len() {
             for start in pattern(&tokens, &mut at)? {
                 match start {
-                    Start::Named(kind) => named.insert(kind),
-                    Start::Anonymous(text) => anonymous.insert(text),
+                    Start::Named(kind, needs) => named.entry(kind).or_default().push(needs),
+                    Start::Anonymous(text) => {
+                        anonymous.insert(text);
+                    }
                 };
             }
             // What follows a pattern at the top: captures, or a quantifier, which makes the
@@ -59,31 +91,88 @@ impl PatternStarts {
             }
         }
         let count = language.node_kind_count();
-        let mut by_kind = vec![false; count];
+        let mut by_kind = vec![None; count];
+        let mut checks: Vec<Vec<Vec<FieldNeed>>> = Vec::new();
+        let mut check_of: HashMap<&str, u32> = HashMap::new();
         for (id, starts) in by_kind.iter_mut().enumerate() {
             let id = id as u16;
             let Some(kind) = language.node_kind_for_id(id) else {
                 continue;
             };
-            *starts = if language.node_kind_is_named(id) {
-                named.contains(kind)
+            let check = if language.node_kind_is_named(id) {
+                let Some(patterns) = named.get(kind) else {
+                    continue;
+                };
+                *check_of.entry(kind).or_insert_with(|| {
+                    checks.push(
+                        patterns
+                            .iter()
+                            .map(|needs| field_needs(language, needs))
+                            .collect(),
+                    );
+                    checks.len() as u32 - 1
+                })
+            } else if anonymous.contains(kind) {
+                *check_of.entry("\"").or_insert_with(|| {
+                    checks.push(vec![Vec::new()]);
+                    checks.len() as u32 - 1
+                })
             } else {
-                anonymous.contains(kind)
+                continue;
             };
             // A supertype matches its subtypes, whose kinds are others.
-            if *starts && language.node_kind_is_supertype(id) {
+            if language.node_kind_is_supertype(id) {
                 return None;
             }
+            *starts = Some(check);
         }
-        Some(PatternStarts { by_kind })
+        Some(PatternStarts { by_kind, checks })
     }
 
-    fn starts_at(&self, node: Node) -> bool {
-        self.by_kind
-            .get(usize::from(node.kind_id()))
-            .copied()
-            .unwrap_or(false)
+    /// Whether a pattern can start at `node`: its kind starts one, and the node has the fields
+    /// one of those patterns needs. `scratch` is a cursor to look through fields with.
+    fn starts_at<'t>(&self, node: Node<'t>, scratch: &mut tree_sitter::TreeCursor<'t>) -> bool {
+        let Some(Some(check)) = self.by_kind.get(usize::from(node.kind_id())) else {
+            return false;
+        };
+        self.checks[*check as usize]
+            .iter()
+            .any(|needs| needs.iter().all(|need| need.met(node, scratch)))
     }
+}
+
+/// A pattern's needs for `language`: a need whose field or kinds the language does not name as
+/// plain kinds (a supertype, an unknown name) is left out, so that no node a pattern could
+/// match is passed over.
+fn field_needs(language: &Language, needs: &[Need]) -> Vec<FieldNeed> {
+    let mut out = Vec::new();
+    'needs: for need in needs {
+        let Some(field) = language.field_id_for_name(need.field) else {
+            continue;
+        };
+        let mut kinds = vec![false; language.node_kind_count()];
+        let mut found = false;
+        for (id, allowed) in kinds.iter_mut().enumerate() {
+            let id = id as u16;
+            if !language.node_kind_is_named(id) {
+                continue;
+            }
+            let Some(name) = language.node_kind_for_id(id) else {
+                continue;
+            };
+            if need.kinds.contains(&name) {
+                if language.node_kind_is_supertype(id) {
+                    continue 'needs;
+                }
+                *allowed = true;
+                found = true;
+            }
+        }
+        if found {
+            out.push(FieldNeed { field, kinds });
+        }
+    }
+    out
 }
 
 /// Calls `each` with every match of `query` under `root`: started only at the nodes
@@ -131,11 +220,12 @@ fn walk_matches<'t, const PATH: bool>(
     };
     cursor.set_max_start_depth(Some(0));
     let mut walk = root.walk();
+    let mut scratch = root.walk();
     // The walk's node's ancestors, root first (kept only when asked for).
     let mut path: Vec<Node<'t>> = Vec::new();
     'tree: loop {
         let node = walk.node();
-        if starts.starts_at(node) {
+        if starts.starts_at(node, &mut scratch) {
             if PATH {
                 path.push(node);
             }
@@ -168,8 +258,18 @@ fn walk_matches<'t, const PATH: bool>(
 /// Where a pattern can start.
 #[derive(Debug, PartialEq, Eq)]
 enum Start<'s> {
-    Named(&'s str),
+    /// A named node, with the fields the pattern needs it to have.
+    Named(&'s str, Vec<Need<'s>>),
     Anonymous(&'s str),
+}
+
+/// A field a pattern names on its outermost node, with the kinds the child there may have:
+/// `value: [(arrow_function) (function_expression)]`. Only what the pattern requires: a
+/// field written with a wildcard, a string, a quantifier or anything else is not a need.
+#[derive(Debug, PartialEq, Eq)]
+struct Need<'s> {
+    field: &'s str,
+    kinds: Vec<&'s str>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -272,8 +372,9 @@ fn pattern<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<Vec<Start<'s>>> {
                 if *kind == "_" {
                     return None;
                 }
+                let needs = needs(tokens, *at + 2);
                 skip_to_close(tokens, at)?;
-                Some(vec![Start::Named(kind)])
+                Some(vec![Start::Named(kind, needs)])
             }
             // A group: one pattern with predicates, or a run of siblings.
             Token::Open | Token::OpenAlternation | Token::Str(_) => {
@@ -302,6 +403,96 @@ fn pattern<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<Vec<Start<'s>>> {
             }
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// The needs written in a node's body, which starts at `at` (after its kind) and runs to the
+/// node's closing parenthesis.
+fn needs<'s>(tokens: &[Token<'s>], mut at: usize) -> Vec<Need<'s>> {
+    let mut out = Vec::new();
+    loop {
+        match tokens.get(at) {
+            None | Some(Token::Close) => return out,
+            Some(Token::Atom(atom)) if atom.ends_with(':') && !atom.starts_with('!') => {
+                let field = &atom[..atom.len() - 1];
+                at += 1;
+                let kinds = field_kinds(tokens, &mut at);
+                // A quantifier after the child makes the field optional.
+                let optional =
+                    matches!(tokens.get(at), Some(Token::Atom(q)) if matches!(*q, "?" | "*" | "+"));
+                if let (Some(kinds), false) = (kinds, optional) {
+                    out.push(Need { field, kinds });
+                }
+            }
+            Some(Token::Open) => {
+                if skip_to_close(tokens, &mut at).is_none() {
+                    return out;
+                }
+            }
+            Some(_) => at += 1,
+        }
+    }
+}
+
+/// The kinds a field's child may have, read at `at` (moved past it): a node `(kind …)` or an
+/// alternation of nodes; `None` for anything else (a wildcard, a string, a nested alternation).
+fn field_kinds<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<Vec<&'s str>> {
+    fn node<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<&'s str> {
+        let kind = match (tokens.get(*at), tokens.get(*at + 1)) {
+            (Some(Token::Open), Some(Token::Atom(kind)))
+                if !kind.starts_with(['_', '#', '@', '.', '!']) && !kind.ends_with(':') =>
+            {
+                Some(*kind)
+            }
+            _ => None,
+        };
+        skip_to_close(tokens, at)?;
+        kind
+    }
+    match tokens.get(*at)? {
+        Token::Open => node(tokens, at).map(|kind| vec![kind]),
+        Token::OpenAlternation => {
+            *at += 1;
+            let mut kinds = Vec::new();
+            let mut plain = true;
+            loop {
+                match tokens.get(*at)? {
+                    Token::CloseAlternation => {
+                        *at += 1;
+                        return plain.then_some(kinds);
+                    }
+                    Token::Atom(atom) if atom.starts_with('@') => *at += 1,
+                    Token::Open => match node(tokens, at) {
+                        Some(kind) => kinds.push(kind),
+                        None => plain = false,
+                    },
+                    // A string, a nested alternation, a quantifier on an alternative.
+                    Token::OpenAlternation => {
+                        plain = false;
+                        let mut depth = 0usize;
+                        loop {
+                            match tokens.get(*at)? {
+                                Token::OpenAlternation => depth += 1,
+                                Token::CloseAlternation => {
+                                    depth -= 1;
+                                    if depth == 0 {
+                                        *at += 1;
+                                        break;
+                                    }
+                                }
+                                _ => {}
+                            }
+                            *at += 1;
+                        }
+                    }
+                    _ => {
+                        plain = false;
+                        *at += 1;
+                    }
+                }
+            }
+        }
         _ => None,
     }
 }
@@ -336,7 +527,7 @@ mod tests {
         while at < tokens.len() {
             for s in pattern(&tokens, &mut at)? {
                 out.push(match s {
-                    Start::Named(k) => k.to_owned(),
+                    Start::Named(k, _) => k.to_owned(),
                     Start::Anonymous(t) => format!("\"{t}\""),
                 });
             }
@@ -476,6 +667,55 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 9, "only {checked} languages had a fixture");
+    }
+
+    fn needs_of(source: &str) -> Vec<(String, Vec<String>)> {
+        let tokens = tokens(source).unwrap();
+        let mut at = 0;
+        match pattern(&tokens, &mut at).unwrap().remove(0) {
+            Start::Named(_, needs) => needs
+                .into_iter()
+                .map(|n| {
+                    (
+                        n.field.to_owned(),
+                        n.kinds.into_iter().map(str::to_owned).collect(),
+                    )
+                })
+                .collect(),
+            Start::Anonymous(_) => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_pattern_needs_only_the_fields_it_requires() {
+        let owned = |field: &str, kinds: &[&str]| {
+            (
+                field.to_owned(),
+                kinds.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            needs_of(
+                "(pair key: (property_identifier) @name value: [(arrow_function) @f (function_expression) @f]) @d"
+            ),
+            [
+                owned("key", &["property_identifier"]),
+                owned("value", &["arrow_function", "function_expression"])
+            ]
+        );
+        // A wildcard, a string, an optional child, a negated field, a nested alternation and
+        // a field inside a child are no needs of the outermost node.
+        assert_eq!(needs_of("(function_definition declarator: (_) @d) @x"), []);
+        assert_eq!(
+            needs_of("(a b: \"x\" c: (d)? e: [(f) [(g) (h)]] !i (j k: (l))) @x"),
+            []
+        );
+        assert_eq!(
+            needs_of(
+                "((declaration declarator: (init_declarator) @d) @x (#not-match? @x \"^extern\"))"
+            ),
+            [owned("declarator", &["init_declarator"])]
+        );
     }
 
     #[test]
