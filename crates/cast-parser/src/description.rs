@@ -118,6 +118,22 @@ pub struct Declared<'t> {
     pub kind: SymbolKind,
 }
 
+impl<'t> Declared<'t> {
+    /// A definition of the pattern's `kind` named `name`; a function with a receiver
+    /// (`void A::m()`, `F.prototype.m = …`) is a method of it.
+    pub fn new(name: Node<'t>, receiver: Option<Node<'t>>, kind: SymbolKind) -> Self {
+        let kind = match (kind, receiver) {
+            (SymbolKind::Function, Some(_)) => SymbolKind::Method,
+            _ => kind,
+        };
+        Declared {
+            name,
+            receiver,
+            kind,
+        }
+    }
+}
+
 /// How `cast skeleton` writes a language: what closes a body, where an import statement ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SkeletonStyle {

@@ -94,6 +94,7 @@ impl PatternStarts {
         let mut by_kind = vec![None; count];
         let mut checks: Vec<Vec<Vec<FieldNeed>>> = Vec::new();
         let mut check_of: HashMap<&str, u32> = HashMap::new();
+        let mut always: Option<u32> = None;
         for (id, starts) in by_kind.iter_mut().enumerate() {
             let id = id as u16;
             let Some(kind) = language.node_kind_for_id(id) else {
@@ -113,7 +114,8 @@ impl PatternStarts {
                     checks.len() as u32 - 1
                 })
             } else if anonymous.contains(kind) {
-                *check_of.entry("\"").or_insert_with(|| {
+                // An anonymous node has no fields to check.
+                *always.get_or_insert_with(|| {
                     checks.push(vec![Vec::new()]);
                     checks.len() as u32 - 1
                 })
@@ -470,21 +472,7 @@ fn field_kinds<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<Vec<&'s str>>
                     // A string, a nested alternation, a quantifier on an alternative.
                     Token::OpenAlternation => {
                         plain = false;
-                        let mut depth = 0usize;
-                        loop {
-                            match tokens.get(*at)? {
-                                Token::OpenAlternation => depth += 1,
-                                Token::CloseAlternation => {
-                                    depth -= 1;
-                                    if depth == 0 {
-                                        *at += 1;
-                                        break;
-                                    }
-                                }
-                                _ => {}
-                            }
-                            *at += 1;
-                        }
+                        skip_to_close(tokens, at)?;
                     }
                     _ => {
                         plain = false;
@@ -497,13 +485,13 @@ fn field_kinds<'s>(tokens: &[Token<'s>], at: &mut usize) -> Option<Vec<&'s str>>
     }
 }
 
-/// Moves `at` past the parenthesised form that opens at it.
+/// Moves `at` past the form that opens at it, `(…)` or `[…]` (the two nest within each other).
 fn skip_to_close(tokens: &[Token], at: &mut usize) -> Option<()> {
     let mut depth = 0usize;
     loop {
         match tokens.get(*at)? {
-            Token::Open => depth += 1,
-            Token::Close => {
+            Token::Open | Token::OpenAlternation => depth += 1,
+            Token::Close | Token::CloseAlternation => {
                 depth -= 1;
                 if depth == 0 {
                     *at += 1;

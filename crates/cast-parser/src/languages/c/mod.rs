@@ -112,15 +112,7 @@ pub(crate) fn declarator<'t>(
                 name.kind(),
                 "identifier" | "field_identifier" | "destructor_name" | "operator_name"
             )
-            .then_some(Declared {
-                name,
-                receiver,
-                kind: if receiver.is_some() {
-                    SymbolKind::Method
-                } else {
-                    kind
-                },
-            })
+            .then(|| Declared::new(name, receiver, kind))
         }
         SymbolKind::Type => named(node, "type_identifier", kind),
         SymbolKind::Variable => {
@@ -141,11 +133,7 @@ fn named<'t>(node: Node<'t>, leaf: &str, kind: SymbolKind) -> Option<Declared<'t
     let mut at = node;
     loop {
         if at.kind() == leaf {
-            return Some(Declared {
-                name: at,
-                receiver: None,
-                kind,
-            });
+            return Some(Declared::new(at, None, kind));
         }
         at = match at.kind() {
             // `(*handler_t)(int)`: the parentheses must hold a pointer.
@@ -170,12 +158,11 @@ fn inner_declarator(node: Node) -> Option<Node> {
         "pointer_declarator" | "array_declarator" => node.child_by_field_name("declarator"),
         // C++'s `&f()` and `(…)` name no field: the wrapped declarator is the one named child
         // that is not an attribute.
-        "reference_declarator" | "parenthesized_declarator" => {
-            let mut cursor = node.walk();
-            node.named_children(&mut cursor).find(|child| {
+        "reference_declarator" | "parenthesized_declarator" => (0..node.named_child_count())
+            .filter_map(|i| u32::try_from(i).ok().and_then(|i| node.named_child(i)))
+            .find(|child| {
                 child.kind().ends_with("declarator") || child.kind().ends_with("identifier")
-            })
-        }
+            }),
         _ => None,
     }
 }

@@ -28,11 +28,7 @@ pub(crate) const WRAPPERS: &[&str] = &[
 /// `this.#m = …`) defines nothing.
 pub(crate) fn assigned<'t>(target: Node<'t>, kind: SymbolKind, text: &str) -> Option<Declared<'t>> {
     match target.kind() {
-        "identifier" => Some(Declared {
-            name: target,
-            receiver: None,
-            kind,
-        }),
+        "identifier" => Some(Declared::new(target, None, kind)),
         "member_expression" => {
             let name = target
                 .child_by_field_name("property")
@@ -47,15 +43,7 @@ pub(crate) fn assigned<'t>(target: Node<'t>, kind: SymbolKind, text: &str) -> Op
                 })
                 .and_then(|o| o.child_by_field_name("object"))
                 .filter(|class| class.kind() == "identifier");
-            Some(Declared {
-                name,
-                receiver,
-                kind: if receiver.is_some() {
-                    SymbolKind::Method
-                } else {
-                    kind
-                },
-            })
+            Some(Declared::new(name, receiver, kind))
         }
         _ => None,
     }

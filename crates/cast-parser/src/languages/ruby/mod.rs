@@ -56,11 +56,7 @@ fn declarator<'t>(name: Node<'t>, kind: SymbolKind, _text: &str) -> Option<Decla
         ),
         _ => return None,
     };
-    Some(Declared {
-        name,
-        receiver,
-        kind,
-    })
+    Some(Declared::new(name, receiver, kind))
 }
 
 fn require(call: Node, text: &str, out: &mut Vec<Import>) {
