@@ -47,6 +47,8 @@ pub(super) struct ApartBuild {
     file_terms: TableBuild<(i64, FileTerms)>,
     /// The id the next symbol gets.
     next_symbol_id: i64,
+    /// The id the first symbol got.
+    first_symbol_id: i64,
 }
 
 impl ApartBuild {
@@ -75,7 +77,13 @@ impl ApartBuild {
                 |conn, (id, terms)| store::insert_file_terms(conn, id, &terms),
             )?,
             next_symbol_id,
+            first_symbol_id: next_symbol_id,
         })
+    }
+
+    /// The symbols handed on so far.
+    pub(super) fn symbols(&self) -> usize {
+        usize::try_from(self.next_symbol_id - self.first_symbol_id).unwrap_or(0)
     }
 
     /// The id the next symbol written will have; [`ApartBuild::add`] moves it past a file's.
@@ -116,17 +124,17 @@ impl ApartBuild {
         }
     }
 
-    /// Waits for the three tables and copies them into the index through `conn`, inside its
-    /// write transaction. The scratch files stay attached until the transaction ends
-    /// ([`clean_up`]).
+    /// Waits for each table in turn and copies it into the index through `conn`, inside its
+    /// write transaction. The symbols come last: their thread still builds the index of names
+    /// while the full-text tables are copied. The scratch files stay attached until the
+    /// transaction ends ([`clean_up`]).
     pub(super) fn finish_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
-        let built = [
-            self.symbols.finish(),
-            self.symbol_terms.finish(),
-            self.file_terms.finish(),
-        ];
-        for table in built {
-            let (table, path) = table?;
+        for built in [
+            &mut self.file_terms as &mut dyn Finish,
+            &mut self.symbol_terms,
+            &mut self.symbols,
+        ] {
+            let (table, path) = built.finish()?;
             store::copy_apart(conn, table, &path).map_err(store::db_err(db))?;
         }
         Ok(())
@@ -183,7 +191,7 @@ impl<T: Send + 'static> TableBuild<T> {
         let (sender, receiver) = sync_channel(queued.max(1));
         let thread = std::thread::Builder::new()
             .name(format!("cast {}", table.table()))
-            .spawn(move || write_all(&conn, receiver, insert))
+            .spawn(move || write_all(&conn, table, receiver, insert))
             .map_err(|e| IndexError::ScratchTable {
                 path: path.clone(),
                 reason: format!("cannot start its thread: {e}"),
@@ -203,8 +211,15 @@ impl<T: Send + 'static> TableBuild<T> {
             let _ = sender.send(item);
         }
     }
+}
 
+/// A table's build, whatever its rows' type, as [`ApartBuild::finish_into`] waits for it.
+trait Finish {
     /// Ends the input and waits for the thread: the table and its file, or why it failed.
+    fn finish(&mut self) -> Result<(Apart, PathBuf)>;
+}
+
+impl<T> Finish for TableBuild<T> {
     fn finish(&mut self) -> Result<(Apart, PathBuf)> {
         self.sender = None;
         let panicked = || IndexError::ScratchTable {
@@ -237,11 +252,17 @@ fn open_scratch(path: &Path, table: Apart) -> rusqlite::Result<Connection> {
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{SCRATCH_CACHE_KIB};"
     ))?;
     table.create(&conn)?;
+    if let Apart::Terms(terms) = table {
+        store::merge_segments_less(&conn, terms)?;
+    }
     Ok(conn)
 }
 
+/// Inserts every item `receiver` gives, then builds the table's deferred indexes, in one
+/// transaction.
 fn write_all<T>(
     conn: &Connection,
+    table: Apart,
     receiver: Receiver<T>,
     insert: fn(&Connection, T) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
@@ -249,6 +270,7 @@ fn write_all<T>(
     for item in receiver {
         insert(conn, item)?;
     }
+    table.index(conn)?;
     conn.execute_batch("COMMIT")
 }
 
