@@ -479,35 +479,41 @@ fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
     let mut cut = TokenTerms::default();
     let mut file_words = FileWords::default();
     let record = text.len() <= MAX_WORDS_FILE;
-    let mut met: Vec<u32> = Vec::new();
+    // Per distinct token (numbered in the order tokens first appear): how often it was met.
+    let mut times: Vec<u32> = Vec::new();
     for_each_token(text, |token| {
-        met.push(cut.token(token, |w| {
+        let t = cut.token(token, |w| {
             if record {
                 file_words.insert(w)
             }
-        }))
+        }) as usize;
+        if t == times.len() {
+            times.push(0);
+        }
+        times[t] += 1;
     });
     // Per term: how often it was met and where it first came; then the terms in that order.
+    // A term first comes with the first token to hold it, and tokens are numbered in the
+    // order they first come: going over the distinct tokens in number order meets the terms
+    // in the order going over every token would.
     let mut count: Vec<u32> = vec![0; cut.names.len()];
     let mut order: Vec<u32> = Vec::new();
-    let mut meet = |n: u32| {
+    let mut meet = |n: u32, k: u32| {
         let c = &mut count[n as usize];
         if *c == 0 {
             order.push(n);
         }
-        *c += 1;
+        *c += k;
     };
-    for &t in &met {
-        let (from, to, _) = cut.tokens[t as usize];
+    for (&(from, to, _), &k) in cut.tokens.iter().zip(&times) {
         cut.terms[from as usize..to as usize]
             .iter()
-            .for_each(|&n| meet(n));
+            .for_each(|&n| meet(n, k));
     }
-    for &t in &met {
-        let (_, from, to) = cut.tokens[t as usize];
+    for (&(_, from, to), &k) in cut.tokens.iter().zip(&times) {
         cut.terms[from as usize..to as usize]
             .iter()
-            .for_each(|&n| meet(n));
+            .for_each(|&n| meet(n, k));
     }
     let mut out = String::with_capacity(order.len() * 8);
     for n in order {

@@ -671,12 +671,21 @@ fn annotated_class(annotation: &Expr) -> Option<String> {
 }
 
 fn tidy_signature(header: &str) -> String {
-    let line = ts::one_line(&without_comments(header), 400);
-    line.replace("( ", "(")
-        .replace(" )", ")")
-        .replace(",)", ")")
-        .replace("[ ", "[")
-        .replace(" ]", "]")
+    let mut line = ts::one_line(&without_comments(header), 400);
+    // In this order (`f(a, )` → `f(a,)` → `f(a)`); most signatures hold none of them, and are
+    // not copied.
+    for (from, to) in [
+        ("( ", "("),
+        (" )", ")"),
+        (",)", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+    ] {
+        if line.contains(from) {
+            line = line.replace(from, to);
+        }
+    }
+    line
 }
 
 /// The text with its `#` comments removed (up to each line's end), strings left alone: a
