@@ -120,14 +120,7 @@ pub(crate) struct RankStats {
 /// The edges are read back from the index (every file's, in file id order, each file's in the
 /// order they were resolved), not held by the catalog since resolution: a build holds one
 /// [`EdgeList`] of integer ids, never every [`crate::graph::resolve::Edge`] at once.
-///
-/// `meanwhile` runs on this thread (and may use `conn`) while the ranks are computed on
-/// another: a new index copies its scratch tables in then ([`crate::writer`]).
-pub(crate) fn rank_and_store<T>(
-    conn: &Connection,
-    cat: &Catalog,
-    meanwhile: impl FnOnce() -> T,
-) -> rusqlite::Result<(RankStats, T)> {
+pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<RankStats> {
     let old_syms = store::get_meta(conn, "symbol_ranks")?
         .map(|b| decode_ranks(&b))
         .unwrap_or_default();
@@ -136,29 +129,16 @@ pub(crate) fn rank_and_store<T>(
         files,
         resolved,
     } = graphs(conn, cat)?;
-    let ((sym_ranks, iterations, file_ranks), beside) = std::thread::scope(|scope| {
-        let ranking = scope.spawn(|| {
-            let (sym_ranks, iterations) = symbol_ranks(cat, &symbols, &old_syms);
-            drop(symbols);
-            (sym_ranks, iterations, file_ranks(cat, &files))
-        });
-        let beside = meanwhile();
-        // A panic while ranking goes on here, as it would have on this thread.
-        let ranked = ranking
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (ranked, beside)
-    });
+    let (sym_ranks, iterations) = symbol_ranks(cat, &symbols, &old_syms);
+    drop(symbols);
+    let file_ranks = file_ranks(cat, &files);
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
     store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
     store::set_meta(conn, "file_graph", &encode_file_graph(cat, &files))?;
-    Ok((
-        RankStats {
-            iterations,
-            edges: resolved,
-        },
-        beside,
-    ))
+    Ok(RankStats {
+        iterations,
+        edges: resolved,
+    })
 }
 
 /// The class → member edges [`graphs`] adds to the symbol graph: a used class lends rank to its

@@ -82,8 +82,6 @@ pub struct Phases {
     pub parse_and_write: f64,
     pub load_catalog: f64,
     pub resolve: f64,
-    /// PageRank, and storing the ranks; a new index copies in the tables it wrote in scratch
-    /// files meanwhile (`apart`).
     pub rank: f64,
     /// Storing the git history (reading it runs beside the parse on a new index).
     pub history: f64,
@@ -251,20 +249,18 @@ impl IndexWriter<'_> {
             .transpose()?;
         let mut written =
             self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
+        if let Some(apart) = apart {
+            apart.finish_into(conn, self.db_path)?;
+        }
         report.phases.parse_and_write = lap(&mut phase);
         report.deleted = self.delete_missing(&old)?;
         if report.deleted > 0 {
             written.structure_changed = true;
         }
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
-        self.count(
-            content_changed,
-            apart.as_ref().map_or(0, ApartBuild::symbols),
-            &mut report,
-        )?;
+        self.count(content_changed, &mut report)?;
         if content_changed {
-            // The scratch tables are copied in while the ranks are computed.
-            self.resolve_and_rank(&written, apart.take(), progress, &mut phase, &mut report)?;
+            self.resolve_and_rank(&written, progress, &mut phase, &mut report)?;
             // Timed on its own: the lap since the last phase also holds freeing the catalog.
             let started_history = Instant::now();
             let read = match history_read {
@@ -280,9 +276,6 @@ impl IndexWriter<'_> {
         } else {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
             report.file_edges = meta_count(conn, "file_edges").map_err(&err)?;
-        }
-        if let Some(apart) = apart {
-            apart.finish_into(conn, self.db_path)?;
         }
         report.commits = store::commit_rows(conn).map_err(&err)?;
         self.mark_complete(walk, watch, &digest)?;
@@ -463,13 +456,7 @@ impl IndexWriter<'_> {
     /// The counts of files, skipped files, symbols and roles into `report`. Counting scans
     /// whole tables (the files' rows hold large blobs): counted when the content changed and
     /// kept in `meta`, read back otherwise (a no-change refresh is what every query pays).
-    /// `apart_symbols` are those written to a scratch file and not yet copied in.
-    fn count(
-        &self,
-        content_changed: bool,
-        apart_symbols: usize,
-        report: &mut IndexReport,
-    ) -> Result<()> {
+    fn count(&self, content_changed: bool, report: &mut IndexReport) -> Result<()> {
         let err = db_err(self.db_path);
         let stored_counts = if content_changed {
             None
@@ -479,8 +466,7 @@ impl IndexWriter<'_> {
         let counts = match stored_counts {
             Some(c) => c,
             None => {
-                let mut c = store::count_rows(self.conn).map_err(&err)?;
-                c.symbols += apart_symbols;
+                let c = store::count_rows(self.conn).map_err(&err)?;
                 store::set_counts(self.conn, c).map_err(&err)?;
                 c
             }
@@ -496,7 +482,6 @@ impl IndexWriter<'_> {
     fn resolve_and_rank(
         &self,
         written: &Written,
-        mut apart: Option<ApartBuild>,
         progress: &mut dyn FnMut(Progress),
         phase: &mut Instant,
         report: &mut IndexReport,
@@ -582,19 +567,10 @@ impl IndexWriter<'_> {
         // of edges, stand.
         if graph_changed {
             progress(Progress::Ranking);
-            let (ranked, copied) = rank_and_store(conn, &catalog, || {
-                apart
-                    .take()
-                    .map_or(Ok(()), |a| a.finish_into(conn, self.db_path))
-            })
-            .map_err(&err)?;
-            copied?;
+            let ranked = rank_and_store(conn, &catalog).map_err(&err)?;
             (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
         } else {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
-        }
-        if let Some(apart) = apart {
-            apart.finish_into(conn, self.db_path)?;
         }
         report.phases.rank = lap(phase);
         report.file_edges = catalog.files.iter().map(|f| f.deps.len()).sum();
