@@ -47,8 +47,6 @@ pub(super) struct ApartBuild {
     file_terms: TableBuild<(i64, FileTerms)>,
     /// The id the next symbol gets.
     next_symbol_id: i64,
-    /// The id the first symbol got.
-    first_symbol_id: i64,
 }
 
 impl ApartBuild {
@@ -77,13 +75,7 @@ impl ApartBuild {
                 |conn, (id, terms)| store::insert_file_terms(conn, id, &terms),
             )?,
             next_symbol_id,
-            first_symbol_id: next_symbol_id,
         })
-    }
-
-    /// The symbols handed on so far.
-    pub(super) fn symbols(&self) -> usize {
-        usize::try_from(self.next_symbol_id - self.first_symbol_id).unwrap_or(0)
     }
 
     /// The id the next symbol written will have; [`ApartBuild::add`] moves it past a file's.
