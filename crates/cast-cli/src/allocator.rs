@@ -164,6 +164,11 @@ unsafe fn sqlite_allocates_with_mimalloc() {
             &methods as *const sqlite::sqlite3_mem_methods,
         )
     };
+    // Without SQLite's allocation statistics (no CAST code reads them, and no soft heap limit
+    // is set): with them, every allocation of every connection takes one process-wide mutex,
+    // and a cold build allocates on four SQLite threads at once.
+    // SAFETY: a plain integer option, set before SQLite is initialised (as above).
+    let _ = unsafe { sqlite::sqlite3_config(sqlite::SQLITE_CONFIG_MEMSTATUS, 0 as c_int) };
 }
 
 /// Makes tree-sitter allocate with mimalloc (see [`set_up`] for when it may be called).
