@@ -601,14 +601,16 @@ impl Apart {
         }
     }
 
-    /// Creates the table, as the index's schema defines it, in `conn`'s main database, less
-    /// the indexes [`Apart::index`] builds once its rows are in.
+    /// Creates the table in a scratch file (`conn`'s main database), as the index's schema
+    /// defines it, less the indexes [`Apart::index`] builds once its rows are in; a full-text
+    /// table merging its segments less often ([`SCRATCH_MERGES`]).
     pub(crate) fn create(self, conn: &Connection) -> rusqlite::Result<()> {
         match self {
-            Apart::Symbols => conn.execute_batch(SYMBOLS),
-            Apart::Terms(TermTable::Symbols) => conn.execute_batch(SYMBOL_TERMS),
-            Apart::Terms(TermTable::Files) => conn.execute_batch(FILE_TERMS),
+            Apart::Symbols => return conn.execute_batch(SYMBOLS),
+            Apart::Terms(TermTable::Symbols) => conn.execute_batch(SYMBOL_TERMS)?,
+            Apart::Terms(TermTable::Files) => conn.execute_batch(FILE_TERMS)?,
         }
+        conn.execute_batch(&SCRATCH_MERGES.replace("{t}", self.table()))
     }
 
     /// Builds the indexes [`Apart::create`] left out, once every row is in, so that the table
@@ -642,20 +644,14 @@ impl Apart {
     }
 }
 
-/// Has FTS5 merge a full-text table's segments when 16 of one size have piled up, not 4 (its
-/// `automerge`; and merge at once only at 64, its `crisismerge`). For the scratch file a new
-/// index writes the table in: the merges were a fifth of each full-text thread's CPU, and
-/// with 16 they cost about a third less. Queries over the segments left answer the same, as
-/// fast (`cast find`, stdlib with site-packages). The setting is kept in the table's
-/// `_config`, which is not copied into the index ([`SHADOW_TABLES`]): refreshes merge as
-/// FTS5 does by default.
-pub(crate) fn merge_segments_less(conn: &Connection, table: TermTable) -> rusqlite::Result<()> {
-    let t = table.table();
-    conn.execute_batch(&format!(
-        "INSERT INTO {t}({t}, rank) VALUES('automerge', 16); \
-         INSERT INTO {t}({t}, rank) VALUES('crisismerge', 64);"
-    ))
-}
+/// Has FTS5 merge a scratch full-text table `{t}`'s segments when 16 of one size have piled
+/// up, not 4 (its `automerge`; and merge at once only at 64, its `crisismerge`): the merges
+/// were a fifth of each full-text thread's CPU, and with 16 they cost about a third less.
+/// Queries over the segments left answer the same, as fast (`cast find`, stdlib with
+/// site-packages). The setting is kept in the table's `_config`, which is not copied into the
+/// index ([`SHADOW_TABLES`]): refreshes merge as FTS5 does by default.
+const SCRATCH_MERGES: &str = "INSERT INTO {t}({t}, rank) VALUES('automerge', 16); \
+     INSERT INTO {t}({t}, rank) VALUES('crisismerge', 64);";
 
 /// A full-text table's shadow tables (FTS5 keeps a table's data in ordinary tables named after
 /// it): its segments and averages (`_data`), the segments' term index (`_idx`) and each row's

@@ -121,15 +121,12 @@ impl ApartBuild {
     /// while the full-text tables are copied. The scratch files stay attached until the
     /// transaction ends ([`clean_up`]).
     pub(super) fn finish_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
-        for built in [
-            &mut self.file_terms as &mut dyn Finish,
-            &mut self.symbol_terms,
-            &mut self.symbols,
-        ] {
-            let (table, path) = built.finish()?;
-            store::copy_apart(conn, table, &path).map_err(store::db_err(db))?;
-        }
-        Ok(())
+        let copy = |(table, path): (Apart, PathBuf)| {
+            store::copy_apart(conn, table, &path).map_err(store::db_err(db))
+        };
+        copy(self.file_terms.finish()?)?;
+        copy(self.symbol_terms.finish()?)?;
+        copy(self.symbols.finish()?)
     }
 }
 
@@ -212,22 +209,18 @@ impl<T: Send + 'static> TableBuild<T> {
     }
 
     fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
         let batch = std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH));
-        if let (Some(sender), false) = (&self.sender, batch.is_empty()) {
+        if let Some(sender) = &self.sender {
             // A thread that stopped on an error has dropped its receiver; the error is
             // reported by `finish`.
             let _ = sender.send(batch);
         }
     }
-}
 
-/// A table's build, whatever its rows' type, as [`ApartBuild::finish_into`] waits for it.
-trait Finish {
     /// Ends the input and waits for the thread: the table and its file, or why it failed.
-    fn finish(&mut self) -> Result<(Apart, PathBuf)>;
-}
-
-impl<T: Send + 'static> Finish for TableBuild<T> {
     fn finish(&mut self) -> Result<(Apart, PathBuf)> {
         self.flush();
         self.sender = None;
@@ -261,9 +254,6 @@ fn open_scratch(path: &Path, table: Apart) -> rusqlite::Result<Connection> {
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{SCRATCH_CACHE_KIB};"
     ))?;
     table.create(&conn)?;
-    if let Apart::Terms(terms) = table {
-        store::merge_segments_less(&conn, terms)?;
-    }
     Ok(conn)
 }
 
