@@ -15,11 +15,20 @@ use cast_parser::modules::paths as modpath;
 
 /// Files, symbols, imports and stored imports between files in memory, with each file's stored
 /// inheritance edges (the base classes resolution looks through); the other edges stay in the
-/// index.
-pub(crate) fn load_catalog(conn: &Connection, root: &Path) -> rusqlite::Result<Catalog> {
+/// index. `sizes`, the number of files and of symbols when the caller knows them (else the
+/// stored counts), sizes its tables up front.
+pub(crate) fn load_catalog(
+    conn: &Connection,
+    root: &Path,
+    sizes: Option<(usize, usize)>,
+) -> rusqlite::Result<Catalog> {
     let mut cat = Catalog::default();
-    if let Some(counts) = store::counts(conn)? {
-        cat.reserve(counts.files, counts.symbols);
+    let sizes = match sizes {
+        Some(sizes) => Some(sizes),
+        None => store::counts(conn)?.map(|c| (c.files, c.symbols)),
+    };
+    if let Some((files, symbols)) = sizes {
+        cat.reserve(files, symbols);
     }
     // Each file's stored deps blob, decoded once every file is known.
     let mut deps: Vec<Option<Vec<u8>>> = Vec::new();

@@ -36,7 +36,7 @@ use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
 use crate::codec::FileRefs;
-use crate::graph::resolve::Resolved;
+use crate::graph::resolve::{Catalog, Resolved};
 
 /// What a build or refresh did, for the summary line and for benchmarks.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -249,10 +249,22 @@ impl IndexWriter<'_> {
             .transpose()?;
         let mut written =
             self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
-        if let Some(apart) = apart {
-            apart.finish_into(conn, self.db_path)?;
-        }
         report.phases.parse_and_write = lap(&mut phase);
+        // A new index reads its catalog (from `files` alone) while the scratch tables' threads
+        // write their last rows and the symbols' name index, which keeps one of them busy for
+        // a few tenths of a second after the last file: read after the copy, it left a core
+        // idle meanwhile.
+        let mut catalog = None;
+        if let Some(mut apart) = apart {
+            let sizes = (
+                to_read.len(),
+                usize::try_from(*apart.next_symbol_id()).unwrap_or(0),
+            );
+            catalog = Some(self.read_catalog(Some(sizes))?);
+            report.phases.load_catalog = lap(&mut phase);
+            apart.finish_into(conn, self.db_path)?;
+            report.phases.parse_and_write += lap(&mut phase);
+        }
         report.deleted = self.delete_missing(&old)?;
         if report.deleted > 0 {
             written.structure_changed = true;
@@ -260,7 +272,7 @@ impl IndexWriter<'_> {
         let content_changed = report.added + report.changed + report.deleted > 0 || report.cold;
         self.count(content_changed, &mut report)?;
         if content_changed {
-            self.resolve_and_rank(&written, progress, &mut phase, &mut report)?;
+            self.resolve_and_rank(&written, catalog, progress, &mut phase, &mut report)?;
             // Timed on its own: the lap since the last phase also holds freeing the catalog.
             let started_history = Instant::now();
             let read = match history_read {
@@ -482,16 +494,21 @@ impl IndexWriter<'_> {
     fn resolve_and_rank(
         &self,
         written: &Written,
+        catalog: Option<Catalog>,
         progress: &mut dyn FnMut(Progress),
         phase: &mut Instant,
         report: &mut IndexReport,
     ) -> Result<()> {
         let err = db_err(self.db_path);
         let conn = self.conn;
-        // The page cache the parse results were written through gives way to the catalog.
-        store::shrink_cache(conn, self.memory.resolve_cache_kib()).map_err(&err)?;
-        let mut catalog = load_catalog(conn, self.root).map_err(&err)?;
-        report.phases.load_catalog = lap(phase);
+        let mut catalog = match catalog {
+            Some(catalog) => catalog,
+            None => {
+                let catalog = self.read_catalog(None)?;
+                report.phases.load_catalog = lap(phase);
+                catalog
+            }
+        };
         let targets: Vec<i64> = if written.structure_changed || report.cold {
             catalog.files.iter().map(|f| f.id).collect()
         } else {
@@ -578,6 +595,14 @@ impl IndexWriter<'_> {
         store::set_meta(conn, "file_edges", report.file_edges.to_string().as_bytes())
             .map_err(&err)?;
         Ok(())
+    }
+
+    /// The catalog resolution reads (see [`load_catalog`]), read once the page cache the parse
+    /// results were written through has given way to it.
+    fn read_catalog(&self, sizes: Option<(usize, usize)>) -> Result<Catalog> {
+        let err = db_err(self.db_path);
+        store::shrink_cache(self.conn, self.memory.resolve_cache_kib()).map_err(&err)?;
+        load_catalog(self.conn, self.root, sizes).map_err(&err)
     }
 
     /// What the next refresh compares with (the root, the walk's options, its watch and the
