@@ -476,6 +476,13 @@ pub fn bag_string(text: &str, cap: u32) -> String {
 /// one cutting the whole text gives, term for term and in the same order: the words' terms in
 /// the order they first appear, then the compound identifiers' that are new.
 fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
+    let (bag, words, _) = cut_text(text, cap);
+    (bag, words)
+}
+
+/// [`bag_and_words`], and the text's tokens cut into terms, for its definitions' fields
+/// ([`TokenTerms::terms_string`]).
+fn cut_text(text: &str, cap: u32) -> (String, FileWords, TokenTerms<'_>) {
     let mut cut = TokenTerms::default();
     let mut file_words = FileWords::default();
     let record = text.len() <= MAX_WORDS_FILE;
@@ -498,7 +505,11 @@ fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
     // in the order going over every token would.
     let mut count: Vec<u32> = vec![0; cut.names.len()];
     let mut order: Vec<u32> = Vec::new();
+    let names = &cut.names;
     let mut meet = |n: u32, k: u32| {
+        if names.get(n).len() > MAX_BAG_TERM {
+            return;
+        }
         let c = &mut count[n as usize];
         if *c == 0 {
             order.push(n);
@@ -521,12 +532,12 @@ fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
             push_term(&mut out, cut.names.get(n));
         }
     }
-    (out, file_words)
+    (out, file_words, cut)
 }
 
 /// The distinct tokens of one text, each cut into its terms once: per token, its word terms
-/// and then its compound identifiers' as ranges of `terms`; terms are numbered by `number`, and
-/// named by their number in `names` (terms longer than [`MAX_BAG_TERM`] are left out).
+/// and then its compound identifiers' as ranges of `terms`; terms are numbered, and named by
+/// their number in `names` (a bag leaves out those longer than [`MAX_BAG_TERM`]).
 #[derive(Default)]
 struct TokenTerms<'t> {
     by_text: FxHashMap<&'t str, u32>,
@@ -565,11 +576,36 @@ impl<'t> TokenTerms<'t> {
     }
 
     fn push(&mut self, term: &str) {
-        if term.len() > MAX_BAG_TERM {
-            return;
-        }
         let n = self.names.intern(term);
         self.terms.push(n);
+    }
+
+    /// [`terms_string`] of `text`, from the terms of its tokens where this text holds them all
+    /// (a definition's name, parameters and docstring are nearly always written in its file):
+    /// the words' terms token by token, then the compound identifiers', which is the order
+    /// [`terms`] gives them in. A text with a token the file does not hold (a docstring cut
+    /// mid-word) is cut anew.
+    fn terms_string(&self, text: &str) -> String {
+        let mut tokens: Vec<u32> = Vec::new();
+        let mut missing = false;
+        for_each_token(text, |token| match self.by_text.get(token) {
+            Some(&t) => tokens.push(t),
+            None => missing = true,
+        });
+        if missing {
+            return terms_string(text);
+        }
+        let mut out = String::with_capacity(text.len() / 2);
+        for words in [true, false] {
+            for &t in &tokens {
+                let (from, mid, to) = self.tokens[t as usize];
+                let (from, to) = if words { (from, mid) } else { (mid, to) };
+                for &n in &self.terms[from as usize..to as usize] {
+                    push_term(&mut out, self.names.get(n));
+                }
+            }
+        }
+        out
     }
 }
 
@@ -636,18 +672,31 @@ pub fn symbol_terms(
     docstring: Option<&str>,
     words: &FileWords,
 ) -> SymbolTerms {
+    symbol_terms_cut_by(name, qualname, signature, docstring, words, terms_string)
+}
+
+/// [`symbol_terms`], each field cut into terms by `cut` (which gives what [`terms_string`]
+/// gives).
+fn symbol_terms_cut_by(
+    name: &str,
+    qualname: &str,
+    signature: &str,
+    docstring: Option<&str>,
+    words: &FileWords,
+    cut: impl Fn(&str) -> String,
+) -> SymbolTerms {
     let [name, context, signature, doc] = symbol_field_texts(name, qualname, signature, docstring);
     let name_split = name_split_terms(name, words);
-    let mut name = terms_string(name);
+    let mut name = cut(name);
     if !name_split.is_empty() {
         push_term(&mut name, &name_split);
     }
     SymbolTerms {
         name,
         name_split,
-        context: terms_string(context),
-        signature: terms_string(signature),
-        doc: terms_string(doc),
+        context: cut(context),
+        signature: cut(signature),
+        doc: cut(doc),
     }
 }
 
@@ -698,7 +747,7 @@ fn prefix(text: &str, chars: usize) -> &str {
 /// The full-text fields of a parsed file and of each of its symbols (in the parse's order).
 pub fn search_terms(rel: &str, text: &str, parsed: &ParsedFile) -> (FileTerms, Vec<SymbolTerms>) {
     let module_path = module_path(rel);
-    let (body, words) = bag_and_words(text, FILE_BODY_CAP);
+    let (body, words, cut) = cut_text(text, FILE_BODY_CAP);
     let file = FileTerms {
         path: terms_string(module_path),
         doc: terms_string(prefix(
@@ -714,12 +763,13 @@ pub fn search_terms(rel: &str, text: &str, parsed: &ParsedFile) -> (FileTerms, V
         .symbols
         .iter()
         .map(|s| {
-            symbol_terms(
+            symbol_terms_cut_by(
                 &s.name,
                 &s.qualname,
                 &s.signature,
                 s.docstring.as_deref(),
                 &words,
+                |field| cut.terms_string(field),
             )
         })
         .collect();
@@ -763,6 +813,53 @@ mod tests {
                 assert_eq!(words.0, want_words.0);
             }
         }
+    }
+
+    /// A definition's fields cut from its file's tokens are the fields cut anew: on this
+    /// crate's sources (Rust) and on Python with a docstring cut mid-word, non-ASCII names,
+    /// terms past the bag's length limit and a signature the parser rewrites.
+    #[test]
+    fn fields_cut_from_the_file_are_the_fields_cut_anew() {
+        let registry = cast_parser::Registry::default();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(src.join("graph"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+            })
+            .collect();
+        let long_doc = format!(
+            "Parses the header.{}",
+            " averyveryverylongwordthatgoeson".repeat(200)
+        );
+        files.push((
+            "m.py".to_owned(),
+            format!(
+                "class HTTPServer_日本(Base):\n    \"\"\"{long_doc}\"\"\"\n\n    def parse_a_very_very_long_identifier_name_that_is_kept(self, x: int=3, *a, **kw) -> 'Straße':\n        \"\"\"Return x2y of héllo_wörld.\"\"\"\n        return x\n\n\ndef isoformat(self):\n    return iso + format\n"
+            ),
+        ));
+        let mut symbols = 0;
+        for (rel, text) in &files {
+            let language = registry.for_path(std::path::Path::new(rel)).unwrap();
+            let parsed = language.parse(text).unwrap();
+            let (_, fields) = search_terms(rel, text, &parsed);
+            let words = FileWords::of(text);
+            for (s, got) in parsed.symbols.iter().zip(&fields) {
+                let want = symbol_terms(
+                    &s.name,
+                    &s.qualname,
+                    &s.signature,
+                    s.docstring.as_deref(),
+                    &words,
+                );
+                assert_eq!(got, &want, "{rel}: {}", s.qualname);
+                symbols += 1;
+            }
+            assert_eq!(fields.len(), parsed.symbols.len());
+        }
+        assert!(symbols > 50, "{symbols}");
     }
 
     #[test]
