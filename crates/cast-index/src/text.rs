@@ -304,7 +304,19 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
 /// ([`for_each_compound`]) never cross a token's ends, so the [`terms`] of a text are the terms
 /// of its tokens, in another order.
 pub fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
-    let in_token = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    // Every byte of every file indexed is asked this: one load from a table rather than four
+    // comparisons.
+    const IN_TOKEN: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let byte = b as u8;
+            table[b] = byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii();
+            b += 1;
+        }
+        table
+    };
+    let in_token = |b: u8| IN_TOKEN[usize::from(b)];
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
