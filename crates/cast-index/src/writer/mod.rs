@@ -79,7 +79,9 @@ pub struct IndexReport {
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Phases {
     pub walk: f64,
+    /// In a new index, copying in the tables written apart too.
     pub parse_and_write: f64,
+    /// In a new index, read while the tables written apart are finished, before the copy.
     pub load_catalog: f64,
     pub resolve: f64,
     pub rank: f64,
