@@ -26,8 +26,134 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
     preprocessed: true,
     variable_parents: &[],
     skeleton: SkeletonStyle::BRACES,
-    fixup: None,
+    fixup: Some(blank_directives_in_type_headers),
     returns: None,
     declarator: None,
     modules: ModuleRules::of(ModuleFamily::CSharp),
 };
+
+/// tree-sitter-c-sharp 0.23 reads a preprocessor line between a type's name and its `{` —
+/// `partial class JsonReader`, then `#if HAVE_ASYNC_DISPOSABLE`, `: IAsyncDisposable`,
+/// `#endif` — as a class named by the condition, which then holds the type's members under the
+/// wrong name. There, the directive lines become spaces, and so do the lines of any `#elif` or
+/// `#else` branch, so that one base list is left (the first branch's): same length, same lines.
+fn blank_directives_in_type_headers(text: &str) -> Option<String> {
+    let mut fixed: Option<Vec<u8>> = None;
+    // Every C# file comes through here and few have such a header: only the directive lines
+    // are looked at, and the code before each, back to the last `{`, `}` or `;`.
+    let mut done = 0;
+    for hash in memchr::memchr_iter(b'#', text.as_bytes()) {
+        if hash < done {
+            continue;
+        }
+        let line_start = text[..hash].rfind('\n').map_or(0, |i| i + 1);
+        if !text[line_start..hash].trim().is_empty() {
+            continue;
+        }
+        let code_start = text[..line_start]
+            .rfind(['{', '}', ';'])
+            .map_or(0, |i| i + 1);
+        if !text[code_start..line_start].lines().any(declares_type) {
+            continue;
+        }
+        done = blank_header(text, line_start, &mut fixed);
+    }
+    // Only bytes other than line ends became spaces, whole lines at a time: still UTF-8.
+    fixed.and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+/// Blanks the directive lines of a type's header from `from` (a directive's line) to its `{`
+/// or `;`, and the lines of branches after the first; returns where it stopped.
+fn blank_header(text: &str, from: usize, fixed: &mut Option<Vec<u8>>) -> usize {
+    let mut blank = |offset: usize, line: &str| {
+        let bytes = fixed.get_or_insert_with(|| text.as_bytes().to_vec());
+        for (i, b) in line.bytes().enumerate() {
+            if b != b'\n' && b != b'\r' {
+                bytes[offset + i] = b' ';
+            }
+        }
+    };
+    // How deep in `#if`s, and whether in a branch after the first.
+    let (mut depth, mut later_branch) = (0usize, false);
+    let mut offset = from;
+    for line in text[from..].split_inclusive('\n') {
+        let trimmed = line.split("//").next().unwrap_or("").trim();
+        if let Some(directive) = trimmed.strip_prefix('#') {
+            let word = directive.trim_start();
+            if word.starts_with("if") {
+                depth += 1;
+            } else if word.starts_with("elif") || word.starts_with("else") {
+                later_branch |= depth == 1;
+            } else if word.starts_with("endif") {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    later_branch = false;
+                }
+            }
+            blank(offset, line);
+        } else if later_branch {
+            blank(offset, line);
+        } else if trimmed.contains(['{', ';']) {
+            break;
+        }
+        offset += line.len();
+    }
+    offset
+}
+
+/// Whether a line of code declares a class, struct, interface, record or enum.
+fn declares_type(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("").trim();
+    !code.starts_with('#')
+        && code
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| matches!(word, "class" | "struct" | "interface" | "record" | "enum"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank_directives_in_type_headers;
+
+    #[test]
+    fn directives_in_a_type_header_are_blanked_and_members_keep_their_type() {
+        let src = "namespace N\n{\n    public partial class Reader\n#if HAVE_ASYNC\n        : IAsyncDisposable\n#endif\n    {\n#if HAVE_ASYNC\n        public void DisposeAsync() { }\n#endif\n        public void Read() { }\n    }\n}\n";
+        let fixed = blank_directives_in_type_headers(src).unwrap();
+        assert_eq!(fixed.len(), src.len());
+        assert_eq!(fixed.lines().count(), src.lines().count());
+        let blanked = format!(
+            "class Reader\n{}\n        : IAsyncDisposable\n{}\n    {{",
+            " ".repeat("#if HAVE_ASYNC".len()),
+            " ".repeat("#endif".len())
+        );
+        assert!(fixed.contains(&blanked), "{fixed}");
+        // Directives inside the body are left to the grammar.
+        assert!(fixed.contains("    {\n#if HAVE_ASYNC\n        public void DisposeAsync"));
+        let parsed = crate::languages::parsers()
+            .into_iter()
+            .find(|l| l.name() == "csharp")
+            .unwrap()
+            .parse(src)
+            .unwrap();
+        let names: Vec<&str> = parsed.symbols.iter().map(|s| s.qualname.as_str()).collect();
+        assert!(names.contains(&"N.Reader.Read"), "{names:?}");
+        assert!(names.contains(&"N.Reader.DisposeAsync"), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("HAVE_ASYNC")), "{names:?}");
+    }
+
+    #[test]
+    fn a_later_branch_of_a_header_is_blanked_whole() {
+        let src = "class A\n#if X\n    : B\n#elif Y\n    : C\n#else\n    : D\n#endif\n{\n}\n";
+        let fixed = blank_directives_in_type_headers(src).unwrap();
+        assert_eq!(fixed.len(), src.len());
+        assert_eq!(fixed.replace(' ', ""), "classA\n\n:B\n\n\n\n\n\n{\n}\n");
+        // Nothing to change: no directive between a type's name and its `{`.
+        assert_eq!(
+            blank_directives_in_type_headers("#if X\nclass A { }\n#endif\n"),
+            None
+        );
+        assert_eq!(
+            blank_directives_in_type_headers("class A : B\n{\n#if X\n    int x;\n#endif\n}\n"),
+            None
+        );
+    }
+}
