@@ -38,25 +38,31 @@ pub static CSHARP: LanguageDescription = LanguageDescription {
 /// wrong name. There, the directive lines become spaces, and so do the lines of any `#elif` or
 /// `#else` branch, so that one base list is left (the first branch's): same length, same lines.
 fn blank_directives_in_type_headers(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    memchr::memchr(b'#', bytes)?;
     let mut fixed: Option<Vec<u8>> = None;
-    // Every C# file comes through here and few have such a header: only the directive lines
-    // are looked at, and the code before each, back to the last `{`, `}` or `;`.
-    let mut done = 0;
-    for hash in memchr::memchr_iter(b'#', text.as_bytes()) {
-        if hash < done {
-            continue;
+    // One pass over the lines (every C# file comes through here): the code since the last
+    // `{`, `}` or `;` is looked at for a type's keyword only when a directive line follows it,
+    // and each of its lines once, so a file of many directives and few braces costs no more.
+    // `checked`: where the lines not yet looked at start.
+    let mut checked = 0;
+    let mut declares = false;
+    let mut offset = 0;
+    while offset < text.len() {
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(text.len(), |i| offset + i + 1);
+        let line = &text[offset..end];
+        if line.trim_start().starts_with('#') {
+            declares = declares || text[checked..offset].lines().any(declares_type);
+            checked = offset;
+            if declares {
+                offset = blank_header(text, offset, &mut fixed);
+                (checked, declares) = (offset, false);
+                continue;
+            }
+        } else if let Some(i) = memchr::memrchr3(b'{', b'}', b';', line.as_bytes()) {
+            (checked, declares) = (offset + i + 1, false);
         }
-        let line_start = text[..hash].rfind('\n').map_or(0, |i| i + 1);
-        if !text[line_start..hash].trim().is_empty() {
-            continue;
-        }
-        let code_start = text[..line_start]
-            .rfind(['{', '}', ';'])
-            .map_or(0, |i| i + 1);
-        if !text[code_start..line_start].lines().any(declares_type) {
-            continue;
-        }
-        done = blank_header(text, line_start, &mut fixed);
+        offset = end;
     }
     // Only bytes other than line ends became spaces, whole lines at a time: still UTF-8.
     fixed.and_then(|bytes| String::from_utf8(bytes).ok())
@@ -146,6 +152,10 @@ mod tests {
         let fixed = blank_directives_in_type_headers(src).unwrap();
         assert_eq!(fixed.len(), src.len());
         assert_eq!(fixed.replace(' ', ""), "classA\n\n:B\n\n\n\n\n\n{\n}\n");
+        // Lines that only look like directives, in a comment before any type, stay.
+        let src = "/*\n# a heading\n# another\n*/\nclass A\n#if X\n    : B\n#endif\n{\n}\n";
+        let fixed = blank_directives_in_type_headers(src).unwrap();
+        assert!(fixed.starts_with("/*\n# a heading\n# another\n*/\nclass A\n     \n"));
         // Nothing to change: no directive between a type's name and its `{`.
         assert_eq!(
             blank_directives_in_type_headers("#if X\nclass A { }\n#endif\n"),
