@@ -598,24 +598,27 @@ impl<'t> TokenTerms<'t> {
     /// [`terms`] gives them in. A text with a token the file does not hold (a docstring cut
     /// mid-word) is cut anew.
     fn terms_string(&self, text: &str) -> String {
-        let mut tokens: Vec<u32> = Vec::new();
+        let mut out = String::with_capacity(text.len() / 2);
+        // The compounds' terms, appended after every word's (most fields have none).
+        let mut compounds = String::new();
         let mut missing = false;
         for_each_token(text, |token| match self.by_text.get(token) {
-            Some(&t) => tokens.push(t),
-            None => missing = true,
+            Some(&t) if !missing => {
+                let (from, mid, to) = self.tokens[t as usize];
+                for &n in &self.terms[from as usize..mid as usize] {
+                    push_term(&mut out, self.names.get(n));
+                }
+                for &n in &self.terms[mid as usize..to as usize] {
+                    push_term(&mut compounds, self.names.get(n));
+                }
+            }
+            _ => missing = true,
         });
         if missing {
             return terms_string(text);
         }
-        let mut out = String::with_capacity(text.len() / 2);
-        for words in [true, false] {
-            for &t in &tokens {
-                let (from, mid, to) = self.tokens[t as usize];
-                let (from, to) = if words { (from, mid) } else { (mid, to) };
-                for &n in &self.terms[from as usize..to as usize] {
-                    push_term(&mut out, self.names.get(n));
-                }
-            }
+        if !compounds.is_empty() {
+            push_term(&mut out, &compounds);
         }
         out
     }

@@ -258,9 +258,10 @@ impl IndexWriter<'_> {
         // idle meanwhile.
         let mut catalog = None;
         if let Some(mut apart) = apart {
+            // A new index numbers symbols from 1: the next id is one past their count.
             let sizes = (
                 to_read.len(),
-                usize::try_from(*apart.next_symbol_id()).unwrap_or(0),
+                usize::try_from(*apart.next_symbol_id() - 1).unwrap_or(0),
             );
             catalog = Some(self.read_catalog(Some(sizes))?);
             report.phases.load_catalog = lap(&mut phase);
