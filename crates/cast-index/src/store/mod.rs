@@ -281,8 +281,23 @@ fn is_busy(err: &rusqlite::Error) -> bool {
     )
 }
 
+/// The page size a new index file is written with (SQLite's default is 4 KiB). A cold build
+/// writes every page and reads many back as its page cache spills, one system call a page; with
+/// 16 KiB pages a cold build of the stdlib with site-packages took about 0.9 s less CPU (19.4
+/// against 20.3 s, six alternating builds), and the 40 stdlib queries answered the same, a
+/// little faster (85 against 90 ms a `cast find`). 64 KiB saved a little more CPU but made
+/// queries no faster than 4 KiB: each page a query touches is copied whole.
+pub(crate) const PAGE_SIZE: u32 = 16 * 1024;
+
+/// Has a file that holds no pages yet be written with [`PAGE_SIZE`] pages; a file with pages
+/// keeps its own (SQLite changes it only while the file is empty).
+pub(crate) fn set_new_page_size(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!("PRAGMA page_size={PAGE_SIZE};"))
+}
+
 pub(crate) fn connect(db: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(db)?;
+    set_new_page_size(&conn)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // WAL: readers never block the writer nor the other way round. NORMAL sync is durable
     // across application crashes; after a power loss the last refresh may be lost, which a
@@ -1224,6 +1239,38 @@ mod tests {
         assert_eq!(inner, 2);
         assert!(!reader.is_autocommit());
         reader.execute_batch("COMMIT").unwrap();
+    }
+
+    fn page_size(conn: &Connection) -> u32 {
+        conn.query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_new_file_gets_the_large_pages_and_an_old_one_keeps_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("new/index.sqlite");
+        let (conn, _) = open(&db).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        reset(&conn).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        assert_eq!(page_size(&conn), PAGE_SIZE);
+        let scratch = Apart::Symbols.scratch_path(&db);
+        let c = Connection::open(&scratch).unwrap();
+        set_new_page_size(&c).unwrap();
+        Apart::Symbols.create(&c).unwrap();
+        assert_eq!(page_size(&c), PAGE_SIZE);
+
+        // A file written with SQLite's default pages is read as it is, not rewritten.
+        let old = dir.path().join("old.sqlite");
+        let c = Connection::open(&old).unwrap();
+        c.execute_batch("PRAGMA page_size=4096; CREATE TABLE t(x); INSERT INTO t VALUES (7);")
+            .unwrap();
+        drop(c);
+        let conn = connect(&old).unwrap();
+        assert_eq!(page_size(&conn), 4096);
+        let x: i64 = conn.query_row("SELECT x FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(x, 7);
     }
 
     fn journal_mode(conn: &Connection) -> String {

@@ -250,6 +250,7 @@ impl<T> Drop for TableBuild<T> {
 /// A scratch file for one table: written once and copied, so neither journaled nor synced.
 fn open_scratch(path: &Path, table: Apart) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
+    store::set_new_page_size(&conn)?;
     conn.execute_batch(&format!(
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{SCRATCH_CACHE_KIB};"
     ))?;
