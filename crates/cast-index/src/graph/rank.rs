@@ -374,7 +374,7 @@ mod tests {
         for _ in 0..(8 * n) {
             let s = (next() % n as u64) as u32;
             let t = ((next() % n as u64) * (next() % n as u64) / n as u64) as u32;
-            if s % 97 != 0 {
+            if !s.is_multiple_of(97) {
                 g.push(s, t, InverseCount((next() % 5) as u16 + 1));
             }
         }
