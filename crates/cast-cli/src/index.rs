@@ -43,11 +43,13 @@ pub struct Args {
     /// What the build may buffer, in MiB: a quarter for SQLite's page cache while files are
     /// written (a sixteenth while references are resolved), the rest for parse results waiting
     /// to be written (and, in a new index, for its table threads) and references being
-    /// resolved. What grows with the tree (the names resolution looks up, ranking's edges) and
-    /// with the cores (each parse thread holds the file it parses) comes on top: on two cores
-    /// 256 MiB builds the stdlib with site-packages (141 MB of source) in about 185 MB, three
-    /// copies of it in about 275 MB; 400 MB of Python on 16 cores peaked at about 390 MB.
-    /// Default: $CAST_INDEX_MEMORY, else 256; at least 32.
+    /// resolved. It also caps the threads that parse and resolve at one per 64 MiB (4 at the
+    /// default; each holds the file it parses and its allocator's pages, 5–7 MiB), so the peak
+    /// does not grow with the cores: a larger budget builds faster on a machine of many cores.
+    /// What grows with the tree (the names resolution looks up, ranking's edges) comes on top:
+    /// on two cores 256 MiB builds the stdlib with site-packages (141 MB of source) in about
+    /// 170 MB, three copies of it in about 260 MB. Default: $CAST_INDEX_MEMORY, else 256; at
+    /// least 32.
     #[arg(long, value_name = "MIB")]
     memory: Option<u64>,
     #[command(flatten)]

@@ -8,7 +8,10 @@
 /// writes apart.
 /// Like tantivy's writer arena, it bounds what is buffered, not what the tree is: the catalog
 /// resolution looks names up in (a few hundred bytes a symbol) and ranking's edge list (10 bytes an
-/// edge) grow with the tree, and a parse holds one file's syntax tree per core.
+/// edge) grow with the tree. Each parse thread holds one file's syntax tree and its allocator's
+/// pages, and each resolution thread its own, so the budget also caps how many threads a build
+/// runs its work on ([`Self::threads`], [`Workers`]): the peak does not grow with the machine's
+/// cores either.
 ///
 /// The default, 256 MiB, is the size every figure in `docs/analyzer.md` was measured with: a
 /// cold build of the stdlib with site-packages (141 MB of source) peaks at about 185 MB.
@@ -30,6 +33,20 @@ impl MemoryBudget {
 
     pub fn as_mebibytes(self) -> u64 {
         self.mebibytes
+    }
+
+    /// How many threads a build parses and resolves on, at most: one per 64 MiB (4 at the
+    /// default budget). Measured on the stdlib with site-packages on two cores with rayon's
+    /// pool set to more threads (`RAYON_NUM_THREADS`), each thread beyond two added 5–7 MiB to
+    /// a cold build's peak (about 170 MiB with 2, 180 with 4, 200–215 with 8, 269 with 16, the
+    /// tables' queues deepening with the parse threads), which on three copies of the tree
+    /// (about 260 MiB with 2) would pass 300 MiB with 8. On 16 cores the 16 parse threads were
+    /// busy about a quarter of the time, the threads that write the tables being what bounds
+    /// the build there (`docs/analyzer.md`, On 16 cores), so 4 keep up with little loss.
+    pub(crate) fn threads(self) -> usize {
+        usize::try_from(self.mebibytes / 64)
+            .unwrap_or(usize::MAX)
+            .max(1)
     }
 
     /// SQLite's page cache for the writing connection, in KiB.
@@ -70,6 +87,43 @@ impl MemoryBudget {
     }
 }
 
+/// The threads a build's work runs on: the caller's rayon pool when it has at most the
+/// budget's [`MemoryBudget::threads`], else a pool of that many of the build's own.
+pub(crate) struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    pub(crate) fn for_budget(budget: MemoryBudget) -> Workers {
+        let most = budget.threads();
+        if rayon::current_num_threads() <= most {
+            return Workers(None);
+        }
+        // Should the pool not start, the work runs on the caller's, only with more memory.
+        Workers(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(most)
+                .thread_name(|i| format!("cast build {i}"))
+                .build()
+                .ok(),
+        )
+    }
+
+    /// How many threads the work runs on.
+    pub(crate) fn threads(&self) -> usize {
+        self.0.as_ref().map_or_else(
+            rayon::current_num_threads,
+            rayon::ThreadPool::current_num_threads,
+        )
+    }
+
+    /// Runs `work` with its parallel iterators on these threads.
+    pub(crate) fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
 impl Default for MemoryBudget {
     fn default() -> MemoryBudget {
         MemoryBudget::mebibytes(256)
@@ -78,7 +132,7 @@ impl Default for MemoryBudget {
 
 #[cfg(test)]
 mod tests {
-    use super::MemoryBudget;
+    use super::{MemoryBudget, Workers};
 
     #[test]
     fn the_default_budget_is_what_the_build_used_before_it_had_one() {
@@ -88,6 +142,31 @@ mod tests {
         assert_eq!(budget.parse_window(), 512);
         // Two batches at once: the 1,024 files' references it held before it had a budget.
         assert_eq!(budget.resolve_batch(), 512);
+    }
+
+    #[test]
+    fn the_budget_caps_the_parse_threads() {
+        assert_eq!(MemoryBudget::default().threads(), 4);
+        assert_eq!(MemoryBudget::mebibytes(128).threads(), 2);
+        assert_eq!(MemoryBudget::mebibytes(1).threads(), 1);
+        assert_eq!(MemoryBudget::mebibytes(4096).threads(), 64);
+    }
+
+    #[test]
+    fn the_workers_are_the_callers_pool_or_at_most_the_budgets_threads() {
+        let wide = rayon::ThreadPoolBuilder::new()
+            .num_threads(6)
+            .build()
+            .unwrap();
+        wide.install(|| {
+            let workers = Workers::for_budget(MemoryBudget::mebibytes(128));
+            assert_eq!(workers.threads(), 2);
+            let seen = workers.install(rayon::current_num_threads);
+            assert_eq!(seen, 2);
+            let roomy = Workers::for_budget(MemoryBudget::mebibytes(1024));
+            assert_eq!(roomy.threads(), 6);
+            assert_eq!(roomy.install(rayon::current_num_threads), 6);
+        });
     }
 
     #[test]

@@ -415,6 +415,7 @@ impl Index {
             db_path: &self.db_path,
             registry: &self.registry,
             memory: self.memory,
+            workers: crate::budget::Workers::for_budget(self.memory),
         }
         .write(walk, progress, listing);
         self.memo.clear();

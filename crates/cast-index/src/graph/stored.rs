@@ -120,7 +120,11 @@ pub(crate) struct RankStats {
 /// The edges are read back from the index (every file's, in file id order, each file's in the
 /// order they were resolved), not held by the catalog since resolution: a build holds one
 /// [`EdgeList`] of integer ids, never every [`crate::graph::resolve::Edge`] at once.
-pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Result<RankStats> {
+pub(crate) fn rank_and_store(
+    conn: &Connection,
+    cat: &Catalog,
+    workers: &crate::budget::Workers,
+) -> rusqlite::Result<RankStats> {
     let old_syms = store::get_meta(conn, "symbol_ranks")?
         .map(|b| decode_ranks(&b))
         .unwrap_or_default();
@@ -129,7 +133,7 @@ pub(crate) fn rank_and_store(conn: &Connection, cat: &Catalog) -> rusqlite::Resu
         files,
         resolved,
     } = graphs(conn, cat)?;
-    let (sym_ranks, iterations) = symbol_ranks(cat, &symbols, &old_syms);
+    let (sym_ranks, iterations) = workers.install(|| symbol_ranks(cat, &symbols, &old_syms));
     drop(symbols);
     let file_ranks = file_ranks(cat, &files);
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;

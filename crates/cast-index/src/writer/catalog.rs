@@ -131,6 +131,7 @@ pub(super) fn go_modules(root: &Path, cat: &Catalog) -> Vec<(String, String)> {
 pub(super) fn load_refs(
     conn: &Connection,
     cat: &Catalog,
+    workers: &crate::budget::Workers,
     ids: &[i64],
     only: Option<cast_parser::RefKind>,
 ) -> rusqlite::Result<Vec<(u32, FileRefs)>> {
@@ -143,13 +144,17 @@ pub(super) fn load_refs(
         };
         blobs.push((f, rows::file_blob(conn, *id, rows::FileBlob::Refs)?));
     }
-    Ok(blobs
-        .into_par_iter()
-        .map(|(f, blob)| {
-            let refs = blob
-                .and_then(|b| codec::decode_refs_where(&b, |kind| only.is_none_or(|o| o == kind)))
-                .unwrap_or_default();
-            (f, refs)
-        })
-        .collect())
+    Ok(workers.install(|| {
+        blobs
+            .into_par_iter()
+            .map(|(f, blob)| {
+                let refs = blob
+                    .and_then(|b| {
+                        codec::decode_refs_where(&b, |kind| only.is_none_or(|o| o == kind))
+                    })
+                    .unwrap_or_default();
+                (f, refs)
+            })
+            .collect()
+    }))
 }

@@ -20,6 +20,7 @@ use cast_parser::{DEFAULT_MAX_FILESIZE, RefKind, Registry, WalkOptions};
 use rusqlite::Connection;
 use serde::Serialize;
 
+use crate::budget::Workers;
 use crate::graph::stored::rank_and_store;
 use crate::history::{self, HistoryError};
 use crate::listing::{
@@ -114,6 +115,8 @@ pub(crate) struct IndexWriter<'a> {
     pub(crate) db_path: &'a Path,
     pub(crate) registry: &'a Registry,
     pub(crate) memory: MemoryBudget,
+    /// The threads it parses and resolves on, as many as the budget allows at most.
+    pub(crate) workers: Workers,
 }
 
 impl IndexWriter<'_> {
@@ -245,7 +248,7 @@ impl IndexWriter<'_> {
                 ApartBuild::start(
                     conn,
                     self.db_path,
-                    self.memory.apart_queue(rayon::current_num_threads()),
+                    self.memory.apart_queue(self.workers.threads()),
                 )
             })
             .transpose()?;
@@ -366,7 +369,7 @@ impl IndexWriter<'_> {
         let registry = self.registry;
         let mut written = Written::default();
         let writer = Writer { conn };
-        let threads = rayon::current_num_threads();
+        let threads = self.workers.threads();
         let mut done = 0;
         cast_workspace::ordered::for_each_in_order(
             to_read,
@@ -503,7 +506,7 @@ impl IndexWriter<'_> {
         report: &mut IndexReport,
     ) -> Result<()> {
         let err = db_err(self.db_path);
-        let conn = self.conn;
+        let (conn, workers) = (self.conn, &self.workers);
         let mut catalog = match catalog {
             Some(catalog) => catalog,
             None => {
@@ -542,13 +545,20 @@ impl IndexWriter<'_> {
             targets.clone()
         };
         let mut batches = first_pass.chunks(batch_size);
-        let mut loaded =
-            read_batch(conn, &catalog, batches.next(), Some(RefKind::Inherit)).map_err(&err)?;
+        let mut loaded = read_batch(
+            conn,
+            &catalog,
+            workers,
+            batches.next(),
+            Some(RefKind::Inherit),
+        )
+        .map_err(&err)?;
         while let Some(refs) = loaded.take() {
             let cat = &catalog;
             let (inherits, read) = std::thread::scope(|scope| {
-                let resolving = scope.spawn(move || cat.resolve_inherits(&refs));
-                let read = read_batch(conn, cat, batches.next(), Some(RefKind::Inherit));
+                let resolving =
+                    scope.spawn(move || workers.install(|| cat.resolve_inherits(&refs)));
+                let read = read_batch(conn, cat, workers, batches.next(), Some(RefKind::Inherit));
                 (joined(resolving), read)
             });
             loaded = read.map_err(&err)?;
@@ -559,16 +569,16 @@ impl IndexWriter<'_> {
         catalog.rebuild_bases();
         let mut graph_changed = written.structure_changed || report.cold;
         let mut batches = targets.chunks(batch_size);
-        let mut loaded = read_batch(conn, &catalog, batches.next(), None).map_err(&err)?;
+        let mut loaded = read_batch(conn, &catalog, workers, batches.next(), None).map_err(&err)?;
         let mut resolved: Vec<Resolved> = Vec::new();
         while let Some(refs) = loaded.take() {
             report.resolved_files += refs.len();
             let cat = &catalog;
             let (next, stored, read) = std::thread::scope(|scope| {
                 // The references are freed there too.
-                let resolving = scope.spawn(move || cat.resolve_rest(&refs));
+                let resolving = scope.spawn(move || workers.install(|| cat.resolve_rest(&refs)));
                 let stored = store_resolved(conn, cat, &resolved, &written.old_graph);
-                let read = read_batch(conn, cat, batches.next(), None);
+                let read = read_batch(conn, cat, workers, batches.next(), None);
                 (joined(resolving), stored, read)
             });
             graph_changed |= stored.map_err(&err)?;
@@ -587,7 +597,7 @@ impl IndexWriter<'_> {
         // of edges, stand.
         if graph_changed {
             progress(Progress::Ranking);
-            let ranked = rank_and_store(conn, &catalog).map_err(&err)?;
+            let ranked = rank_and_store(conn, &catalog, workers).map_err(&err)?;
             (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
         } else {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
@@ -721,11 +731,12 @@ struct Written {
 fn read_batch(
     conn: &Connection,
     catalog: &crate::graph::resolve::Catalog,
+    workers: &Workers,
     batch: Option<&[i64]>,
     only: Option<cast_parser::RefKind>,
 ) -> rusqlite::Result<Option<Vec<(u32, FileRefs)>>> {
     batch
-        .map(|ids| load_refs(conn, catalog, ids, only))
+        .map(|ids| load_refs(conn, catalog, workers, ids, only))
         .transpose()
 }
 
