@@ -151,35 +151,8 @@ pub fn page_rank<W: EdgeWeight + Send + Sync>(
     seed: Option<&[f64]>,
 ) -> (Vec<f64>, usize) {
     use rayon::prelude::*;
-    let n = graph.node_count();
-    if n == 0 {
-        return (Vec::new(), 0);
-    }
-    let uniform = 1.0 / n as f64;
-    let mut out_weight = vec![0.0f64; n];
-    for (s, _, w) in graph.edges() {
-        out_weight[s] += w;
-    }
     let by_target = ByTarget::of(graph);
-    let mut rank: Vec<f64> = match seed {
-        Some(s) if s.len() == n && s.iter().sum::<f64>() > 0.0 => {
-            let total: f64 = s.iter().sum();
-            s.iter().map(|r| r / total).collect()
-        }
-        _ => vec![uniform; n],
-    };
-    let mut next = vec![0.0f64; n];
-    let mut iterations = 0;
-    while iterations < MAX_ITERATIONS {
-        iterations += 1;
-        let dangling: f64 = rank
-            .iter()
-            .zip(&out_weight)
-            .filter(|(_, w)| **w <= 0.0)
-            .map(|(r, _)| r)
-            .sum();
-        let base = (1.0 - DAMPING) * uniform + DAMPING * dangling * uniform;
-        let (rank_now, out_weight, by_target) = (&rank, &out_weight, &by_target);
+    iterate(graph, seed, |rank, out_weight, base, next| {
         next.par_chunks_mut(NODES_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
@@ -193,25 +166,20 @@ pub fn page_rank<W: EdgeWeight + Send + Sync>(
                     let out = out_weight[s as usize];
                     if out > 0.0 {
                         chunk[t as usize - first] +=
-                            DAMPING * rank_now[s as usize] * w.value().max(0.0) / out;
+                            DAMPING * rank[s as usize] * w.value().max(0.0) / out;
                     }
                 }
             });
-        let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
-        std::mem::swap(&mut rank, &mut next);
-        if delta < TOLERANCE {
-            break;
-        }
-    }
-    (rank, iterations)
+    })
 }
 
-/// [`page_rank`] as it was written first, walking the edges in the order they were added: what
-/// the threaded one must give, bit for bit.
-#[cfg(test)]
-fn page_rank_by_edges<W: EdgeWeight>(
+/// The power iteration around `step`, which fills the next ranks from the ranks, the nodes'
+/// out-weights and what every node gets before its in-edges (the jump and the spread rank of
+/// nodes without out-edges).
+fn iterate<W: EdgeWeight>(
     graph: &EdgeList<W>,
     seed: Option<&[f64]>,
+    mut step: impl FnMut(&[f64], &[f64], f64, &mut [f64]),
 ) -> (Vec<f64>, usize) {
     let n = graph.node_count();
     if n == 0 {
@@ -240,13 +208,7 @@ fn page_rank_by_edges<W: EdgeWeight>(
             .map(|(r, _)| r)
             .sum();
         let base = (1.0 - DAMPING) * uniform + DAMPING * dangling * uniform;
-        next.iter_mut().for_each(|x| *x = base);
-        for (s, t, w) in graph.edges() {
-            let out = out_weight[s];
-            if out > 0.0 {
-                next[t] += DAMPING * rank[s] * w / out;
-            }
-        }
+        step(&rank, &out_weight, base, &mut next);
         let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
         std::mem::swap(&mut rank, &mut next);
         if delta < TOLERANCE {
@@ -254,6 +216,24 @@ fn page_rank_by_edges<W: EdgeWeight>(
         }
     }
     (rank, iterations)
+}
+
+/// [`page_rank`] as it was written first, walking the edges in the order they were added: what
+/// the threaded one must give, bit for bit.
+#[cfg(test)]
+fn page_rank_by_edges<W: EdgeWeight>(
+    graph: &EdgeList<W>,
+    seed: Option<&[f64]>,
+) -> (Vec<f64>, usize) {
+    iterate(graph, seed, |rank, out_weight, base, next| {
+        next.iter_mut().for_each(|x| *x = base);
+        for (s, t, w) in graph.edges() {
+            let out = out_weight[s];
+            if out > 0.0 {
+                next[t] += DAMPING * rank[s] * w / out;
+            }
+        }
+    })
 }
 
 /// A graph's out-edges by dense node index, `(target index, weight)`: a list per node, or the
