@@ -21,8 +21,8 @@ use crate::{Exit, Out};
 /// styles and headings.
 ///
 /// Folders are walked as ripgrep walks them: .gitignore and .ignore are respected and hidden
-/// files are skipped (see --no-ignore and --hidden). Files are parsed on all cores and printed
-/// as they are parsed, in the order below (a file's symbols wait only for the files before it,
+/// files are skipped (see --no-ignore and --hidden). Files are parsed on the cores (at most 4
+/// unless -j says more) and printed as they are parsed, in the order below (a file's symbols wait only for the files before it,
 /// so memory stays bounded whatever the tree's size). A file with syntax errors still lists
 /// what the parser recovered, with a warning.
 ///
