@@ -88,36 +88,42 @@ impl MemoryBudget {
 }
 
 /// The threads a build's work runs on: the caller's rayon pool when it has at most the
-/// budget's [`MemoryBudget::threads`], else a pool of that many of the build's own.
-pub(crate) struct Workers(Option<rayon::ThreadPool>);
+/// budget's [`MemoryBudget::threads`], else a pool of that many of the build's own, started
+/// when work first asks for it (a refresh that parses and resolves nothing starts none).
+pub(crate) struct Workers {
+    /// The budget's threads, when the caller's pool has more.
+    most: Option<usize>,
+    pool: std::sync::OnceLock<Option<rayon::ThreadPool>>,
+}
 
 impl Workers {
     pub(crate) fn for_budget(budget: MemoryBudget) -> Workers {
         let most = budget.threads();
-        if rayon::current_num_threads() <= most {
-            return Workers(None);
+        Workers {
+            most: (rayon::current_num_threads() > most).then_some(most),
+            pool: std::sync::OnceLock::new(),
         }
-        // Should the pool not start, the work runs on the caller's, only with more memory.
-        Workers(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(most)
-                .thread_name(|i| format!("cast build {i}"))
-                .build()
-                .ok(),
-        )
     }
 
     /// How many threads the work runs on.
     pub(crate) fn threads(&self) -> usize {
-        self.0.as_ref().map_or_else(
-            rayon::current_num_threads,
-            rayon::ThreadPool::current_num_threads,
-        )
+        self.most.unwrap_or_else(rayon::current_num_threads)
     }
 
     /// Runs `work` with its parallel iterators on these threads.
     pub(crate) fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
-        match &self.0 {
+        let Some(most) = self.most else {
+            return work();
+        };
+        // Should the pool not start, the work runs on the caller's, only with more memory.
+        let pool = self.pool.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(most)
+                .thread_name(|i| format!("cast build {i}"))
+                .build()
+                .ok()
+        });
+        match pool {
             Some(pool) => pool.install(work),
             None => work(),
         }

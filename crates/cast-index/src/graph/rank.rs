@@ -113,16 +113,9 @@ impl<W: EdgeWeight> ByTarget<W> {
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
         }
-        let Some(&first) = graph.weights.first() else {
-            return ByTarget {
-                starts,
-                ends: Vec::new(),
-                weights: Vec::new(),
-            };
-        };
         let mut at = starts.clone();
-        let mut ends = vec![(0u32, 0u32); graph.ends.len()];
-        let mut weights = vec![first; graph.ends.len()];
+        // Copies, each slot then overwritten by the edge sorted into it.
+        let (mut ends, mut weights) = (graph.ends.clone(), graph.weights.clone());
         for (&(s, t), &w) in graph.ends.iter().zip(&graph.weights) {
             let slot = &mut at[t as usize / NODES_PER_TASK];
             ends[*slot] = (s, t);

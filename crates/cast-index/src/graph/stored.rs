@@ -135,7 +135,7 @@ pub(crate) fn rank_and_store(
     } = graphs(conn, cat)?;
     let (sym_ranks, iterations) = workers.install(|| symbol_ranks(cat, &symbols, &old_syms));
     drop(symbols);
-    let file_ranks = file_ranks(cat, &files);
+    let file_ranks = workers.install(|| file_ranks(cat, &files));
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
     store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
     store::set_meta(conn, "file_graph", &encode_file_graph(cat, &files))?;
