@@ -17,42 +17,49 @@ use cast_parser::modules::paths as modpath;
 /// inheritance edges (the base classes resolution looks through); the other edges stay in the
 /// index. `sizes`, the number of files and of symbols when the caller knows them (else the
 /// stored counts), sizes its tables up front.
-pub(crate) fn load_catalog(
+///
+/// The rows are read on this thread (the connection's) and the catalog is built from them on
+/// another, while this one runs `meanwhile` (a new index copies its scratch tables in): building
+/// is most of the time, and done alone it left a core idle at the end of a build. What
+/// `meanwhile` returns comes back beside the catalog.
+pub(crate) fn load_catalog_while<R>(
     conn: &Connection,
     root: &Path,
     sizes: Option<(usize, usize)>,
-) -> rusqlite::Result<Catalog> {
-    let mut cat = Catalog::default();
+    meanwhile: impl FnOnce() -> R,
+) -> rusqlite::Result<(Catalog, R)> {
     let sizes = match sizes {
         Some(sizes) => Some(sizes),
         None => store::counts(conn)?.map(|c| (c.files, c.symbols)),
     };
-    if let Some((files, symbols)) = sizes {
-        cat.reserve(files, symbols);
-    }
-    // Each file's stored deps blob, decoded once every file is known.
-    let mut deps: Vec<Option<Vec<u8>>> = Vec::new();
-    build::for_each_catalog_row(conn, |row| {
-        let imports = row
-            .imports
-            .and_then(codec::decode_imports)
-            .unwrap_or_default();
-        let file = cat.add_file(row.id, row.path, row.language, imports);
-        let symtab = row
-            .symtab
-            .and_then(codec::decode_symtab)
-            .unwrap_or_default();
-        let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
-        for e in symtab {
-            let parent = e.parent.and_then(|p| dense.get(p).copied());
-            let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
-            dense.push(idx);
-        }
-        deps.push(row.deps.map(<[u8]>::to_vec));
+    let (mut cat, done) = std::thread::scope(|scope| {
+        // Unbounded: the rows wait here only as long as the builder is behind, and they are
+        // the catalog's encoded form, smaller than what it builds of them.
+        let (rows, received) = std::sync::mpsc::channel::<Vec<OwnedRow>>();
+        let builder = scope.spawn(move || build_catalog(root, sizes, received));
+        let read = (|| {
+            let mut batch = Vec::with_capacity(ROWS_PER_SEND);
+            build::for_each_catalog_row(conn, |row| {
+                batch.push(OwnedRow::of(&row));
+                if batch.len() == ROWS_PER_SEND {
+                    // A builder that stopped has panicked: the join below says so.
+                    let _ = rows.send(std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(ROWS_PER_SEND),
+                    ));
+                }
+            })?;
+            let _ = rows.send(batch);
+            Ok::<_, rusqlite::Error>(())
+        })();
+        drop(rows);
+        // Run even when the read failed: the caller's work (a copy) may hold its own error.
+        let done = meanwhile();
+        let cat = builder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        read.map(|()| (cat, done))
     })?;
-    for (i, d) in deps.into_iter().enumerate() {
-        cat.files[i].deps = d.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
-    }
     // Edges name symbols by id: decoded once every symbol is known.
     let mut inherits: Vec<(u32, Vec<Edge>)> = Vec::new();
     build::for_each_file_edges(conn, |id, blob| {
@@ -68,10 +75,75 @@ pub(crate) fn load_catalog(
     for (fi, edges) in inherits {
         cat.files[fi as usize].inherits = edges;
     }
+    Ok((cat, done))
+}
+
+/// Rows handed to the catalog's builder at a time.
+const ROWS_PER_SEND: usize = 256;
+
+/// A [`build::CatalogRow`] that can cross to the builder's thread.
+struct OwnedRow {
+    id: i64,
+    path: String,
+    language: Option<String>,
+    imports: Option<Vec<u8>>,
+    deps: Option<Vec<u8>>,
+    symtab: Option<Vec<u8>>,
+}
+
+impl OwnedRow {
+    fn of(row: &build::CatalogRow<'_>) -> OwnedRow {
+        OwnedRow {
+            id: row.id,
+            path: row.path.to_owned(),
+            language: row.language.map(str::to_owned),
+            imports: row.imports.map(<[u8]>::to_vec),
+            deps: row.deps.map(<[u8]>::to_vec),
+            symtab: row.symtab.map(<[u8]>::to_vec),
+        }
+    }
+}
+
+/// The catalog of the rows `received`, in id order: files, symbols, imports between files and
+/// the module tables ([`Catalog::finish`]); the stored edges are the caller's.
+fn build_catalog(
+    root: &Path,
+    sizes: Option<(usize, usize)>,
+    received: std::sync::mpsc::Receiver<Vec<OwnedRow>>,
+) -> Catalog {
+    let mut cat = Catalog::default();
+    if let Some((files, symbols)) = sizes {
+        cat.reserve(files, symbols);
+    }
+    // Each file's stored deps blob, decoded once every file is known.
+    let mut deps: Vec<Option<Vec<u8>>> = Vec::new();
+    for row in received.into_iter().flatten() {
+        let imports = row
+            .imports
+            .as_deref()
+            .and_then(codec::decode_imports)
+            .unwrap_or_default();
+        let file = cat.add_file(row.id, &row.path, row.language.as_deref(), imports);
+        let symtab = row
+            .symtab
+            .as_deref()
+            .and_then(codec::decode_symtab)
+            .unwrap_or_default();
+        let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
+        for e in symtab {
+            let parent = e.parent.and_then(|p| dense.get(p).copied());
+            let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
+            dense.push(idx);
+        }
+        deps.push(row.deps);
+    }
+    for (i, d) in deps.into_iter().enumerate() {
+        cat.files[i].deps = d.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+    }
     cat.set_rust_crate_names(rust_crate_names(root, &cat));
     cat.set_go_modules(go_modules(root, &cat));
     cat.finish();
-    Ok(cat)
+    cat
 }
 
 /// The Rust crates of the tree whose `Cargo.toml` names them otherwise than their folder
