@@ -160,12 +160,16 @@ fn stem_into(word: &str, w: &mut String) {
 
 /// Calls `f` with each lower-cased word of `text`, splitting on non-alphanumerics, camelCase
 /// (`HTTPDate` → `http`, `date`) and letter/digit boundaries.
-pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_word(text: &str, f: impl FnMut(&str)) {
+    for_each_word_in(text, &mut String::new(), f)
+}
+
+/// [`for_each_word`], lower-casing into `buf` (a caller that cuts many short texts keeps one).
+fn for_each_word_in(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     // Every file indexed and every candidate of a query goes through here. Words never span an
     // ASCII character that is not a letter or digit, so the text is cut at those first; a run of
     // ASCII letters and digits (nearly all of code) is split by bytes, any other by chars.
     let bytes = text.as_bytes();
-    let mut buf = String::new();
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i].is_ascii() && !bytes[i].is_ascii_alphanumeric() {
@@ -181,9 +185,9 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
         // Both ends are ASCII bytes (or the text's ends), so this is on char boundaries.
         let run = &text[start..i];
         if ascii {
-            ascii_words(run.as_bytes(), &mut buf, &mut f);
+            ascii_words(run.as_bytes(), buf, &mut f);
         } else {
-            unicode_words(run, &mut buf, &mut f);
+            unicode_words(run, buf, &mut f);
         }
     }
 }
@@ -257,10 +261,14 @@ fn unicode_words(text: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
 
 /// Calls `f` with every identifier of `text` that holds several words (`parse_header`,
 /// `parseHeader`, `HTTPServer`), lower-cased with its separators removed.
-fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
+fn for_each_compound(text: &str, f: impl FnMut(&str)) {
+    for_each_compound_in(text, &mut String::new(), f)
+}
+
+/// [`for_each_compound`], joining into `joined`.
+fn for_each_compound_in(text: &str, joined: &mut String, mut f: impl FnMut(&str)) {
     let mut start: Option<usize> = None;
     let bytes = text.as_bytes();
-    let mut joined = String::new();
     let mut emit = |s: &str| {
         let t = s.trim_matches('_');
         let b = t.as_bytes();
@@ -280,7 +288,7 @@ fn for_each_compound(text: &str, mut f: impl FnMut(&str)) {
                     .filter(|&&c| c != b'_')
                     .map(|c| c.to_ascii_lowercase() as char),
             );
-            f(&joined);
+            f(joined);
         }
     };
     for (i, &b) in bytes.iter().enumerate() {
@@ -495,11 +503,15 @@ fn bag_and_words(text: &str, cap: u32) -> (String, FileWords) {
 /// [`bag_and_words`], and the text's tokens cut into terms, for its definitions' fields
 /// ([`TokenTerms::terms_string`]).
 fn cut_text(text: &str, cap: u32) -> (String, FileWords, TokenTerms<'_>) {
-    let mut cut = TokenTerms::default();
-    let mut file_words = FileWords::default();
+    let distinct = distinct_tokens_about(text.len());
+    let mut cut = TokenTerms::with_capacity(distinct);
     let record = text.len() <= MAX_WORDS_FILE;
+    let mut file_words = FileWords(FxHashSet::with_capacity_and_hasher(
+        if record { distinct } else { 0 },
+        Default::default(),
+    ));
     // Per distinct token (numbered in the order tokens first appear): how often it was met.
-    let mut times: Vec<u32> = Vec::new();
+    let mut times: Vec<u32> = Vec::with_capacity(distinct);
     for_each_token(text, |token| {
         let t = cut.token(token, |w| {
             if record {
@@ -516,7 +528,7 @@ fn cut_text(text: &str, cap: u32) -> (String, FileWords, TokenTerms<'_>) {
     // order they first come: going over the distinct tokens in number order meets the terms
     // in the order going over every token would.
     let mut count: Vec<u32> = vec![0; cut.names.len()];
-    let mut order: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::with_capacity(cut.names.len());
     let names = &cut.names;
     let mut meet = |n: u32, k: u32| {
         if names.get(n).len() > MAX_BAG_TERM {
@@ -547,6 +559,12 @@ fn cut_text(text: &str, cap: u32) -> (String, FileWords, TokenTerms<'_>) {
     (out, file_words, cut)
 }
 
+/// About how many distinct tokens a text of `len` bytes holds: code repeats its names, so they
+/// grow more slowly than the text (a few hundred in 8 KiB of Python, two thousand in 128 KiB).
+fn distinct_tokens_about(len: usize) -> usize {
+    2 * len.isqrt() + len / 64
+}
+
 /// The distinct tokens of one text, each cut into its terms once: per token, its word terms
 /// and then its compound identifiers' as ranges of `terms`; terms are numbered, and named by
 /// their number in `names` (a bag leaves out those longer than [`MAX_BAG_TERM`]).
@@ -560,9 +578,26 @@ struct TokenTerms<'t> {
     /// the cutting's time, in allocations).
     names: Texts,
     stemmed: String,
+    /// Buffers the cutting of each new token reuses.
+    word: String,
+    joined: String,
 }
 
 impl<'t> TokenTerms<'t> {
+    /// Room for about `distinct` tokens and as many terms: growing the tables as a file is cut
+    /// was a quarter of the cutting's time.
+    fn with_capacity(distinct: usize) -> TokenTerms<'t> {
+        TokenTerms {
+            by_text: FxHashMap::with_capacity_and_hasher(distinct, Default::default()),
+            tokens: Vec::with_capacity(distinct),
+            terms: Vec::with_capacity(distinct * 2),
+            names: Texts::with_capacity(distinct, distinct * 8),
+            stemmed: String::new(),
+            word: String::new(),
+            joined: String::new(),
+        }
+    }
+
     /// The number of `token`, cutting it if it is new (`word` sees each of its words then).
     fn token(&mut self, token: &'t str, mut word: impl FnMut(&str)) -> u32 {
         if let Some(&t) = self.by_text.get(token) {
@@ -570,7 +605,8 @@ impl<'t> TokenTerms<'t> {
         }
         let from = self.terms.len() as u32;
         let mut stemmed = std::mem::take(&mut self.stemmed);
-        for_each_word(token, |w| {
+        let mut buf = std::mem::take(&mut self.word);
+        for_each_word_in(token, &mut buf, |w| {
             word(w);
             if w.len() < 2 || is_stopword(w) {
                 return;
@@ -578,9 +614,11 @@ impl<'t> TokenTerms<'t> {
             stem_into(w, &mut stemmed);
             self.push(&stemmed);
         });
-        self.stemmed = stemmed;
+        (self.stemmed, self.word) = (stemmed, buf);
         let mid = self.terms.len() as u32;
-        for_each_compound(token, |c| self.push(c));
+        let mut joined = std::mem::take(&mut self.joined);
+        for_each_compound_in(token, &mut joined, |c| self.push(c));
+        self.joined = joined;
         let t = self.tokens.len() as u32;
         self.tokens.push((from, mid, self.terms.len() as u32));
         self.by_text.insert(token, t);

@@ -50,6 +50,15 @@ impl Texts {
     pub(crate) const NONE: u32 = u32::MAX;
 
     /// The number of `s`, given it when it is new.
+    /// Room for `count` strings of `bytes` bytes in all.
+    pub(crate) fn with_capacity(count: usize, bytes: usize) -> Texts {
+        Texts {
+            bytes: String::with_capacity(bytes),
+            ends: Vec::with_capacity(count),
+            table: HashTable::with_capacity(count),
+        }
+    }
+
     pub(crate) fn intern(&mut self, s: &str) -> u32 {
         let hash = FxBuildHasher.hash_one(s);
         let Texts { bytes, ends, table } = self;
