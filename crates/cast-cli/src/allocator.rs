@@ -8,10 +8,14 @@
 //!   resolution (`cast_index`'s writer); glibc kept the pages SQLite then freed, mimalloc
 //!   returns them (a cold build of three copies of the standard library peaks about 55 MB
 //!   lower; see docs/analyzer.md).
-//! - mimalloc hands freed pages back to the system after 50 ms instead of its default second.
+//! - mimalloc hands freed pages back to the system after 50 ms instead of its default second
+//!   while `cast symbols` lists a tree, 250 ms in every other command ([`hold_freed_pages`]).
 //!   A listing or a build frees each file's syntax tree as the next is parsed; held for a
-//!   second, those pages were most of the peak (`cast symbols` over the standard library:
-//!   57-68 MB, 39-47 MB with 50 ms, no slower; a cold `cast index` 262 MB, 250 MB).
+//!   second, those pages were most of the listing's peak (`cast symbols` over the standard
+//!   library: 57-68 MB, 39-47 MB with 50 ms, no slower). An index build's peak is its catalog,
+//!   not the trees, and pages handed back every 50 ms came back as page faults: a cold build
+//!   of the standard library took 20.1 s of CPU with 50 ms, 18.7 s with 250 ms (peak 163 MiB,
+//!   173 MiB), three copies 61 s and 54 s (271 MB, 276 MB).
 //!
 //! The one place in CAST with `unsafe`: handing C four allocation functions cannot be safe.
 #![allow(unsafe_code)]
@@ -120,8 +124,32 @@ unsafe extern "C" fn sqlite_shutdown(_: *mut c_void) {}
 /// only when the linked mimalloc says it is version 3 (`mi_version()` is major·10000 + minor·100
 /// + patch).
 const MI3_OPTION_PURGE_DELAY: c_int = 15;
-/// How long mimalloc keeps freed pages before it returns them, in milliseconds.
+/// How long mimalloc keeps freed pages before it returns them while `cast symbols` lists a
+/// tree, in milliseconds.
 const PURGE_DELAY_MS: c_long = 50;
+/// The same in every other command, which may build an index ([`hold_freed_pages`]).
+const BUILD_PURGE_DELAY_MS: c_long = 250;
+
+/// Sets how long mimalloc keeps freed pages: 50 ms when `listing` (`cast symbols`), else
+/// 250 ms (see the module documentation).
+///
+/// # Safety
+///
+/// As [`set_up`]: before any second thread starts.
+pub unsafe fn hold_freed_pages(listing: bool) {
+    let delay = if listing {
+        PURGE_DELAY_MS
+    } else {
+        BUILD_PURGE_DELAY_MS
+    };
+    // SAFETY: a plain call into the linked mimalloc, on the version whose option list the
+    // constant was read from, before other threads (the caller's promise).
+    unsafe {
+        if (30_000..40_000).contains(&mi_version()) {
+            mi_option_set(MI3_OPTION_PURGE_DELAY, delay);
+        }
+    }
+}
 
 /// Sets up allocation as the module documentation says.
 ///

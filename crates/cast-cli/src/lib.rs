@@ -99,6 +99,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
         }
     };
+    // SAFETY: still the only thread: the arguments are parsed and nothing else has run.
+    #[allow(unsafe_code)]
+    unsafe {
+        allocator::hold_freed_pages(matches!(cli.command, Command::Symbols(_)))
+    };
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Symbols(args) => symbols::run(args, &mut out),
