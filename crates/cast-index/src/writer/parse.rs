@@ -87,18 +87,21 @@ pub(super) fn read_and_parse(
         Ok((parsed, terms, roles))
     });
     match parsed {
-        Ok((file, (file_terms, symbol_terms), roles)) => Outcome::Parsed {
-            hash,
-            blobs: Box::new(Blobs {
-                iface: interface_hash(&file),
-                imports: codec::encode_imports(&file.imports),
-                refs: codec::encode_refs(&file.references, &file.type_facts),
-                file_terms,
-                symbol_terms,
-                roles,
-            }),
-            file: Box::new(file),
-        },
+        Ok((file, (file_terms, symbol_terms), roles)) => {
+            let imports = codec::encode_imports(&file.imports);
+            Outcome::Parsed {
+                hash,
+                blobs: Box::new(Blobs {
+                    iface: interface_hash(&file, &imports),
+                    imports,
+                    refs: codec::encode_refs(&file.references, &file.type_facts),
+                    file_terms,
+                    symbol_terms,
+                    roles,
+                }),
+                file: Box::new(file),
+            }
+        }
         Err(err) => Outcome::Skipped {
             hash,
             reason: err.to_string(),
@@ -108,7 +111,8 @@ pub(super) fn read_and_parse(
 
 /// The shape of a file other files can see: its definitions and its imports. When it is the
 /// same after an edit, references elsewhere resolve as before and only this file is re-resolved.
-pub(super) fn interface_hash(file: &ParsedFile) -> Vec<u8> {
+/// `imports` is the file's imports as stored ([`codec::encode_imports`]).
+pub(super) fn interface_hash(file: &ParsedFile, imports: &[u8]) -> Vec<u8> {
     let mut h = blake3::Hasher::new();
     for s in &file.symbols {
         h.update(s.qualname.as_bytes());
@@ -121,6 +125,6 @@ pub(super) fn interface_hash(file: &ParsedFile) -> Vec<u8> {
         h.update(&[0]);
     }
     h.update(b"\x01imports");
-    h.update(&codec::encode_imports(&file.imports));
+    h.update(imports);
     h.finalize().as_bytes().to_vec()
 }
