@@ -103,8 +103,9 @@ struct ByTarget<W> {
 }
 
 impl<W: EdgeWeight> ByTarget<W> {
-    /// A stable counting sort of the edges by their target's range.
-    fn of(graph: &EdgeList<W>) -> ByTarget<W> {
+    /// A stable counting sort of the edges by their target's range. The list is taken, and
+    /// freed once sorted: ranking holds the sorted copy alone through its iterations.
+    fn of(graph: EdgeList<W>) -> ByTarget<W> {
         let ranges = graph.nodes.div_ceil(NODES_PER_TASK);
         let mut starts = vec![0usize; ranges + 1];
         for &(_, t) in &graph.ends {
@@ -139,13 +140,17 @@ const NODES_PER_TASK: usize = 1 << 14;
 /// the threads, each from the edges into it ([`ByTarget`]) in the order they were added: every
 /// node's sum adds the same terms in the same order as one walk over all the edges, so the
 /// ranks are the same bit for bit on any number of threads.
+///
+/// The list is taken: it is freed once sorted by target, before the ranks' vectors are made.
 pub fn page_rank<W: EdgeWeight + Send + Sync>(
-    graph: &EdgeList<W>,
+    graph: EdgeList<W>,
     seed: Option<&[f64]>,
 ) -> (Vec<f64>, usize) {
     use rayon::prelude::*;
+    let nodes = graph.node_count();
+    let out_weight = out_weights(&graph);
     let by_target = ByTarget::of(graph);
-    iterate(graph, seed, |rank, out_weight, base, next| {
+    iterate(nodes, out_weight, seed, |rank, out_weight, base, next| {
         next.par_chunks_mut(NODES_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
@@ -166,23 +171,28 @@ pub fn page_rank<W: EdgeWeight + Send + Sync>(
     })
 }
 
-/// The power iteration around `step`, which fills the next ranks from the ranks, the nodes'
-/// out-weights and what every node gets before its in-edges (the jump and the spread rank of
-/// nodes without out-edges).
-fn iterate<W: EdgeWeight>(
-    graph: &EdgeList<W>,
+/// Each node's out-weight: its out-edges' weights summed in the order they were added.
+fn out_weights<W: EdgeWeight>(graph: &EdgeList<W>) -> Vec<f64> {
+    let mut out_weight = vec![0.0f64; graph.node_count()];
+    for (s, _, w) in graph.edges() {
+        out_weight[s] += w;
+    }
+    out_weight
+}
+
+/// The power iteration over `n` nodes around `step`, which fills the next ranks from the
+/// ranks, the nodes' out-weights and what every node gets before its in-edges (the jump and the
+/// spread rank of nodes without out-edges).
+fn iterate(
+    n: usize,
+    out_weight: Vec<f64>,
     seed: Option<&[f64]>,
     mut step: impl FnMut(&[f64], &[f64], f64, &mut [f64]),
 ) -> (Vec<f64>, usize) {
-    let n = graph.node_count();
     if n == 0 {
         return (Vec::new(), 0);
     }
     let uniform = 1.0 / n as f64;
-    let mut out_weight = vec![0.0f64; n];
-    for (s, _, w) in graph.edges() {
-        out_weight[s] += w;
-    }
     let mut rank: Vec<f64> = match seed {
         Some(s) if s.len() == n && s.iter().sum::<f64>() > 0.0 => {
             let total: f64 = s.iter().sum();
@@ -218,15 +228,20 @@ fn page_rank_by_edges<W: EdgeWeight>(
     graph: &EdgeList<W>,
     seed: Option<&[f64]>,
 ) -> (Vec<f64>, usize) {
-    iterate(graph, seed, |rank, out_weight, base, next| {
-        next.iter_mut().for_each(|x| *x = base);
-        for (s, t, w) in graph.edges() {
-            let out = out_weight[s];
-            if out > 0.0 {
-                next[t] += DAMPING * rank[s] * w / out;
+    iterate(
+        graph.node_count(),
+        out_weights(graph),
+        seed,
+        |rank, out_weight, base, next| {
+            next.iter_mut().for_each(|x| *x = base);
+            for (s, t, w) in graph.edges() {
+                let out = out_weight[s];
+                if out > 0.0 {
+                    next[t] += DAMPING * rank[s] * w / out;
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 /// A graph's out-edges by dense node index, `(target index, weight)`: a list per node, or the
@@ -356,7 +371,7 @@ mod tests {
             .num_threads(4)
             .build()
             .unwrap();
-        let (threaded, iterations) = pool.install(|| page_rank(&g, None));
+        let (threaded, iterations) = pool.install(|| page_rank(g.clone(), None));
         let (by_edges, want_iterations) = page_rank_by_edges(&g, None);
         assert_eq!(iterations, want_iterations);
         assert!(iterations > 3);
@@ -367,7 +382,7 @@ mod tests {
                 .all(|(a, b)| a.to_bits() == b.to_bits())
         );
         let seed: Vec<f64> = (0..n).map(|i| 1.0 + (i % 7) as f64).collect();
-        let (threaded, iterations) = pool.install(|| page_rank(&g, Some(&seed)));
+        let (threaded, iterations) = pool.install(|| page_rank(g.clone(), Some(&seed)));
         let (by_edges, want_iterations) = page_rank_by_edges(&g, Some(&seed));
         assert_eq!(iterations, want_iterations);
         assert!(
@@ -387,7 +402,7 @@ mod tests {
         ] {
             f.push(s, t, w);
         }
-        let (a, _) = page_rank(&f, None);
+        let (a, _) = page_rank(f.clone(), None);
         let (b, _) = page_rank_by_edges(&f, None);
         assert!(a.iter().zip(&b).all(|(a, b)| a.to_bits() == b.to_bits()));
     }
@@ -399,7 +414,7 @@ mod tests {
         for (s, t) in [(0, 1), (1, 2), (2, 0), (3, 2)] {
             g.push(s, t, 1.0);
         }
-        let (r, _) = page_rank(&g, None);
+        let (r, _) = page_rank(g.clone(), None);
         assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
         assert!(r[2] > r[0] && r[0] > r[1] && r[1] > r[3], "{r:?}");
         // d has no in-edges: only the random jump reaches it.
@@ -413,8 +428,8 @@ mod tests {
             g.push(i, i / 2, 1.0);
             g.push(i, (i * i + 1) % 50, 0.5);
         }
-        let (cold, cold_iters) = page_rank(&g, None);
-        let (warm, warm_iters) = page_rank(&g, Some(&cold));
+        let (cold, cold_iters) = page_rank(g.clone(), None);
+        let (warm, warm_iters) = page_rank(g.clone(), Some(&cold));
         assert!(warm_iters < cold_iters, "{warm_iters} vs {cold_iters}");
         for (a, b) in cold.iter().zip(&warm) {
             assert!((a - b).abs() < 1e-5);
@@ -438,7 +453,7 @@ mod tests {
         let mut g = EdgeList::new(3);
         g.push(0, 1, 3.0);
         g.push(0, 2, 1.0);
-        let (r, _) = page_rank(&g, None);
+        let (r, _) = page_rank(g.clone(), None);
         assert!(r[1] > r[2]);
     }
 
@@ -451,7 +466,10 @@ mod tests {
         let mut plain = EdgeList::new(3);
         plain.push(0, 1, 1.0);
         plain.push(0, 2, 0.25);
-        assert_eq!(page_rank(&counted, None), page_rank(&plain, None));
+        assert_eq!(
+            page_rank(counted.clone(), None),
+            page_rank(plain.clone(), None)
+        );
         // k = 0 never divides by zero: it counts as one candidate.
         assert_eq!(InverseCount(0).value(), 1.0);
     }
@@ -463,7 +481,7 @@ mod tests {
         g.push(0, 2, 1.0);
         g.push(7, 0, 1.0);
         assert_eq!(g.edge_count(), 1);
-        let (r, _) = page_rank(&g, None);
+        let (r, _) = page_rank(g.clone(), None);
         assert_eq!(r.len(), 2);
     }
 }

@@ -133,8 +133,7 @@ pub(crate) fn rank_and_store(
         files,
         resolved,
     } = graphs(conn, cat)?;
-    let (sym_ranks, iterations) = workers.install(|| symbol_ranks(cat, &symbols, &old_syms));
-    drop(symbols);
+    let (sym_ranks, iterations) = workers.install(|| symbol_ranks(cat, symbols, &old_syms));
     let file_ranks = workers.install(|| file_ranks(cat, &files));
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
     store::set_meta(conn, "file_ranks", &encode_ranks(file_ranks))?;
@@ -242,7 +241,7 @@ fn file_edges(cat: &Catalog, fi: usize, edges: &[Edge]) -> Vec<(u32, f64)> {
 /// PageRank over the symbol graph ([`graphs`]), seeded with the ranks stored before.
 fn symbol_ranks(
     cat: &Catalog,
-    graph: &EdgeList<InverseCount>,
+    graph: EdgeList<InverseCount>,
     seed: &rustc_hash::FxHashMap<i64, f64>,
 ) -> (Vec<(i64, f64)>, usize) {
     let n = graph.node_count();
@@ -409,7 +408,7 @@ fn file_ranks(cat: &Catalog, graph: &[Vec<(u32, f64)>]) -> Vec<(i64, f64)> {
             g.push(fi as u32, *t, *w);
         }
     }
-    let (ranks, _) = rank::page_rank(&g, None);
+    let (ranks, _) = rank::page_rank(g, None);
     cat.files
         .iter()
         .zip(ranks)
