@@ -17,26 +17,40 @@ use cast_parser::modules::paths as modpath;
 /// inheritance edges (the base classes resolution looks through); the other edges stay in the
 /// index. `sizes`, the number of files and of symbols when the caller knows them (else the
 /// stored counts), sizes its tables up front.
-///
-/// The rows are read on this thread (the connection's) and the catalog is built from them on
-/// another, while this one runs `meanwhile` (a new index copies its scratch tables in): building
-/// is most of the time, and done alone it left a core idle at the end of a build. What
-/// `meanwhile` returns comes back beside the catalog.
+pub(crate) fn load_catalog(
+    conn: &Connection,
+    root: &Path,
+    sizes: Option<(usize, usize)>,
+) -> rusqlite::Result<Catalog> {
+    let mut builder = CatalogBuilder::new(stored_sizes(conn, sizes)?);
+    build::for_each_catalog_row(conn, |row| builder.add(&row))?;
+    let mut cat = builder.finish(root);
+    add_stored_inherits(conn, &mut cat)?;
+    Ok(cat)
+}
+
+/// [`load_catalog`], running `meanwhile` on this thread (a new index copies its scratch tables
+/// in) while the catalog is built on another from the rows this thread read: building is most
+/// of the time, and done before or after the copy it left a core idle at the end of a build.
+/// What `meanwhile` returns comes back beside the catalog.
 pub(crate) fn load_catalog_while<R>(
     conn: &Connection,
     root: &Path,
     sizes: Option<(usize, usize)>,
     meanwhile: impl FnOnce() -> R,
 ) -> rusqlite::Result<(Catalog, R)> {
-    let sizes = match sizes {
-        Some(sizes) => Some(sizes),
-        None => store::counts(conn)?.map(|c| (c.files, c.symbols)),
-    };
+    let sizes = stored_sizes(conn, sizes)?;
     let (mut cat, done) = std::thread::scope(|scope| {
         // Unbounded: the rows wait here only as long as the builder is behind, and they are
         // the catalog's encoded form, smaller than what it builds of them.
         let (rows, received) = std::sync::mpsc::channel::<Vec<OwnedRow>>();
-        let builder = scope.spawn(move || build_catalog(root, sizes, received));
+        let builder = scope.spawn(move || {
+            let mut builder = CatalogBuilder::new(sizes);
+            for row in received.into_iter().flatten() {
+                builder.add(&row.as_row());
+            }
+            builder.finish(root)
+        });
         let read = (|| {
             let mut batch = Vec::with_capacity(ROWS_PER_SEND);
             build::for_each_catalog_row(conn, |row| {
@@ -60,7 +74,24 @@ pub(crate) fn load_catalog_while<R>(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         read.map(|()| (cat, done))
     })?;
-    // Edges name symbols by id: decoded once every symbol is known.
+    add_stored_inherits(conn, &mut cat)?;
+    Ok((cat, done))
+}
+
+/// `sizes`, or the stored counts of files and symbols.
+fn stored_sizes(
+    conn: &Connection,
+    sizes: Option<(usize, usize)>,
+) -> rusqlite::Result<Option<(usize, usize)>> {
+    match sizes {
+        Some(sizes) => Ok(Some(sizes)),
+        None => Ok(store::counts(conn)?.map(|c| (c.files, c.symbols))),
+    }
+}
+
+/// Each file's stored inheritance edges. Edges name symbols by id: decoded once every symbol is
+/// known.
+fn add_stored_inherits(conn: &Connection, cat: &mut Catalog) -> rusqlite::Result<()> {
     let mut inherits: Vec<(u32, Vec<Edge>)> = Vec::new();
     build::for_each_file_edges(conn, |id, blob| {
         let Some(fi) = cat.file_by_id.get(id) else {
@@ -75,7 +106,7 @@ pub(crate) fn load_catalog_while<R>(
     for (fi, edges) in inherits {
         cat.files[fi as usize].inherits = edges;
     }
-    Ok((cat, done))
+    Ok(())
 }
 
 /// Rows handed to the catalog's builder at a time.
@@ -102,31 +133,48 @@ impl OwnedRow {
             symtab: row.symtab.map(<[u8]>::to_vec),
         }
     }
+
+    fn as_row(&self) -> build::CatalogRow<'_> {
+        build::CatalogRow {
+            id: self.id,
+            path: &self.path,
+            language: self.language.as_deref(),
+            imports: self.imports.as_deref(),
+            deps: self.deps.as_deref(),
+            symtab: self.symtab.as_deref(),
+        }
+    }
 }
 
-/// The catalog of the rows `received`, in id order: files, symbols, imports between files and
-/// the module tables ([`Catalog::finish`]); the stored edges are the caller's.
-fn build_catalog(
-    root: &Path,
-    sizes: Option<(usize, usize)>,
-    received: std::sync::mpsc::Receiver<Vec<OwnedRow>>,
-) -> Catalog {
-    let mut cat = Catalog::default();
-    if let Some((files, symbols)) = sizes {
-        cat.reserve(files, symbols);
+/// A catalog being built from the stored rows, in id order: files, symbols, imports between
+/// files, then the module tables ([`Catalog::finish`]); stored edges are added after.
+struct CatalogBuilder {
+    cat: Catalog,
+    /// Each file's stored deps blob, decoded once every file is known.
+    deps: Vec<Option<Vec<u8>>>,
+}
+
+impl CatalogBuilder {
+    fn new(sizes: Option<(usize, usize)>) -> CatalogBuilder {
+        let mut cat = Catalog::default();
+        if let Some((files, symbols)) = sizes {
+            cat.reserve(files, symbols);
+        }
+        CatalogBuilder {
+            cat,
+            deps: Vec::new(),
+        }
     }
-    // Each file's stored deps blob, decoded once every file is known.
-    let mut deps: Vec<Option<Vec<u8>>> = Vec::new();
-    for row in received.into_iter().flatten() {
+
+    fn add(&mut self, row: &build::CatalogRow<'_>) {
+        let cat = &mut self.cat;
         let imports = row
             .imports
-            .as_deref()
             .and_then(codec::decode_imports)
             .unwrap_or_default();
-        let file = cat.add_file(row.id, &row.path, row.language.as_deref(), imports);
+        let file = cat.add_file(row.id, row.path, row.language, imports);
         let symtab = row
             .symtab
-            .as_deref()
             .and_then(codec::decode_symtab)
             .unwrap_or_default();
         let mut dense: Vec<u32> = Vec::with_capacity(symtab.len());
@@ -135,15 +183,19 @@ fn build_catalog(
             let idx = cat.add_sym(file, parent, kind_of(e.kind), &e);
             dense.push(idx);
         }
-        deps.push(row.deps);
+        self.deps.push(row.deps.map(<[u8]>::to_vec));
     }
-    for (i, d) in deps.into_iter().enumerate() {
-        cat.files[i].deps = d.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+
+    fn finish(self, root: &Path) -> Catalog {
+        let CatalogBuilder { mut cat, deps } = self;
+        for (i, d) in deps.into_iter().enumerate() {
+            cat.files[i].deps = d.and_then(|b| cat.decode_deps(&b)).unwrap_or_default();
+        }
+        cat.set_rust_crate_names(rust_crate_names(root, &cat));
+        cat.set_go_modules(go_modules(root, &cat));
+        cat.finish();
+        cat
     }
-    cat.set_rust_crate_names(rust_crate_names(root, &cat));
-    cat.set_go_modules(go_modules(root, &cat));
-    cat.finish();
-    cat
 }
 
 /// The Rust crates of the tree whose `Cargo.toml` names them otherwise than their folder

@@ -31,8 +31,8 @@ use crate::roles::RoleCounts;
 use crate::store::{self, State, build, db_err, rows};
 use crate::{MemoryBudget, Result};
 use apart::ApartBuild;
-pub(crate) use catalog::load_catalog_while;
 use catalog::load_refs;
+pub(crate) use catalog::{load_catalog, load_catalog_while};
 use parse::{OldFile, Outcome, read_and_parse};
 use write::Writer;
 
@@ -619,14 +619,16 @@ impl IndexWriter<'_> {
         Ok(())
     }
 
-    /// The catalog resolution reads (see [`load_catalog_while`]), read once the page cache the
-    /// parse results were written through has given way to it.
+    /// The catalog resolution reads (see [`load_catalog`]), read once the page cache the parse
+    /// results were written through has given way to it.
     fn read_catalog(&self, sizes: Option<(usize, usize)>) -> Result<Catalog> {
-        self.read_catalog_while(sizes, || ())
-            .map(|(catalog, ())| catalog)
+        let err = db_err(self.db_path);
+        store::shrink_cache(self.conn, self.memory.resolve_cache_kib()).map_err(&err)?;
+        load_catalog(self.conn, self.root, sizes).map_err(&err)
     }
 
-    /// [`Self::read_catalog`], running `meanwhile` on this thread while another builds it.
+    /// [`Self::read_catalog`], running `meanwhile` on this thread while another builds it
+    /// ([`load_catalog_while`]).
     fn read_catalog_while<R>(
         &self,
         sizes: Option<(usize, usize)>,
