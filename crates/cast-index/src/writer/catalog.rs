@@ -282,3 +282,63 @@ pub(super) fn load_refs(
             .collect()
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{load_catalog, load_catalog_while};
+    use crate::Index;
+
+    #[test]
+    fn a_catalog_built_beside_other_work_is_the_catalog_built_in_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = [
+            ("shop/__init__.py", "from shop.cart import Cart\n"),
+            (
+                "shop/cart.py",
+                "from shop.prices import total\n\nclass Cart:\n    def checkout(self):\n        return total(self)\n",
+            ),
+            ("shop/prices.py", "def total(cart):\n    return 0\n"),
+            (
+                "tools/Cargo.toml",
+                "[package]\nname = \"shop-tools\"\n\n[lib]\nname = \"shop_tools\"\n",
+            ),
+            ("tools/src/lib.rs", "pub mod report;\npub fn run() {}\n"),
+            ("tools/src/report.rs", "pub struct Report;\n"),
+        ];
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        // Enough files that the rows cross to the builder in more than one batch.
+        for i in 0..600 {
+            std::fs::write(
+                root.join(format!("shop/item_{i}.py")),
+                format!("from shop.cart import Cart\n\nclass Item{i}(Cart):\n    pass\n"),
+            )
+            .unwrap();
+        }
+        let index = Index::open(root).unwrap();
+        let conn = rusqlite::Connection::open(index.db_path()).unwrap();
+        let in_line = load_catalog(&conn, root, None).unwrap();
+        let (beside, ran) = load_catalog_while(&conn, root, None, || "copied").unwrap();
+        assert_eq!(ran, "copied");
+        assert_eq!(in_line.files.len(), 605);
+        assert!(in_line.syms.len() > 600);
+        assert!(in_line.files.iter().any(|f| !f.inherits.is_empty()));
+        assert_eq!(contents(&in_line), contents(&beside));
+    }
+
+    /// Everything the catalog holds but its generation (unique to each catalog built).
+    fn contents(cat: &crate::graph::resolve::Catalog) -> String {
+        let all = format!("{cat:?}");
+        match all.split_once(", files: ") {
+            Some((_, rest)) => rest.to_owned(),
+            None => panic!(
+                "the catalog's Debug form changed: {}",
+                &all[..80.min(all.len())]
+            ),
+        }
+    }
+}
