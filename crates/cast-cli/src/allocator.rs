@@ -137,16 +137,27 @@ const BUILD_PURGE_DELAY_MS: c_long = 250;
 ///
 /// As [`set_up`]: before any second thread starts.
 pub unsafe fn hold_freed_pages(listing: bool) {
-    let delay = if listing {
-        PURGE_DELAY_MS
-    } else {
-        BUILD_PURGE_DELAY_MS
-    };
-    // SAFETY: a plain call into the linked mimalloc, on the version whose option list the
-    // constant was read from, before other threads (the caller's promise).
+    // SAFETY: before other threads (the caller's promise).
+    unsafe {
+        set_purge_delay(if listing {
+            PURGE_DELAY_MS
+        } else {
+            BUILD_PURGE_DELAY_MS
+        })
+    }
+}
+
+/// Sets mimalloc's purge delay to `ms`, on the version whose option list
+/// [`MI3_OPTION_PURGE_DELAY`] was read from (others keep their own).
+///
+/// # Safety
+///
+/// As [`set_up`]: before any second thread starts.
+unsafe fn set_purge_delay(ms: c_long) {
+    // SAFETY: plain calls into the linked mimalloc.
     unsafe {
         if (30_000..40_000).contains(&mi_version()) {
-            mi_option_set(MI3_OPTION_PURGE_DELAY, delay);
+            mi_option_set(MI3_OPTION_PURGE_DELAY, ms);
         }
     }
 }
@@ -159,12 +170,9 @@ pub unsafe fn hold_freed_pages(listing: bool) {
 /// (one freed later by the other allocator would corrupt it), and before any second thread
 /// starts.
 pub unsafe fn set_up() {
-    // SAFETY: both are plain calls into the linked mimalloc; the option is set only on the
-    // version whose option list the constant was read from.
+    // SAFETY: the caller's promise: first thing in `main`, one thread.
     unsafe {
-        if (30_000..40_000).contains(&mi_version()) {
-            mi_option_set(MI3_OPTION_PURGE_DELAY, PURGE_DELAY_MS);
-        }
+        set_purge_delay(PURGE_DELAY_MS);
         tree_sitter_allocates_with_mimalloc();
         sqlite_allocates_with_mimalloc();
     }

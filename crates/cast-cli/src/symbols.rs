@@ -22,9 +22,9 @@ use crate::{Exit, Out};
 ///
 /// Folders are walked as ripgrep walks them: .gitignore and .ignore are respected and hidden
 /// files are skipped (see --no-ignore and --hidden). Files are parsed on the cores (at most 4
-/// unless -j says more) and printed as they are parsed, in the order below (a file's symbols wait only for the files before it,
-/// so memory stays bounded whatever the tree's size). A file with syntax errors still lists
-/// what the parser recovered, with a warning.
+/// unless -j says more) and printed as they are parsed, in the order below (a file's symbols
+/// wait only for the files before it, so memory stays bounded whatever the tree's size). A file
+/// with syntax errors still lists what the parser recovered, with a warning.
 ///
 /// Text output: `PATH:START-END KIND QUALNAME  SIGNATURE`, one symbol a line. With --json, one
 /// object a line with the fields `path` (relative to the PATH given), `kind`, `name`,

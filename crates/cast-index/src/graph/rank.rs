@@ -414,7 +414,7 @@ mod tests {
         for (s, t) in [(0, 1), (1, 2), (2, 0), (3, 2)] {
             g.push(s, t, 1.0);
         }
-        let (r, _) = page_rank(g.clone(), None);
+        let (r, _) = page_rank(g, None);
         assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
         assert!(r[2] > r[0] && r[0] > r[1] && r[1] > r[3], "{r:?}");
         // d has no in-edges: only the random jump reaches it.
@@ -429,7 +429,7 @@ mod tests {
             g.push(i, (i * i + 1) % 50, 0.5);
         }
         let (cold, cold_iters) = page_rank(g.clone(), None);
-        let (warm, warm_iters) = page_rank(g.clone(), Some(&cold));
+        let (warm, warm_iters) = page_rank(g, Some(&cold));
         assert!(warm_iters < cold_iters, "{warm_iters} vs {cold_iters}");
         for (a, b) in cold.iter().zip(&warm) {
             assert!((a - b).abs() < 1e-5);
@@ -453,7 +453,7 @@ mod tests {
         let mut g = EdgeList::new(3);
         g.push(0, 1, 3.0);
         g.push(0, 2, 1.0);
-        let (r, _) = page_rank(g.clone(), None);
+        let (r, _) = page_rank(g, None);
         assert!(r[1] > r[2]);
     }
 
@@ -466,10 +466,7 @@ mod tests {
         let mut plain = EdgeList::new(3);
         plain.push(0, 1, 1.0);
         plain.push(0, 2, 0.25);
-        assert_eq!(
-            page_rank(counted.clone(), None),
-            page_rank(plain.clone(), None)
-        );
+        assert_eq!(page_rank(counted, None), page_rank(plain, None));
         // k = 0 never divides by zero: it counts as one candidate.
         assert_eq!(InverseCount(0).value(), 1.0);
     }
@@ -481,7 +478,7 @@ mod tests {
         g.push(0, 2, 1.0);
         g.push(7, 0, 1.0);
         assert_eq!(g.edge_count(), 1);
-        let (r, _) = page_rank(g.clone(), None);
+        let (r, _) = page_rank(g, None);
         assert_eq!(r.len(), 2);
     }
 }

@@ -49,7 +49,6 @@ impl Texts {
     /// The number [`Self::intern_opt`] gives no string.
     pub(crate) const NONE: u32 = u32::MAX;
 
-    /// The number of `s`, given it when it is new.
     /// Room for `count` strings of `bytes` bytes in all.
     pub(crate) fn with_capacity(count: usize, bytes: usize) -> Texts {
         Texts {
@@ -59,6 +58,7 @@ impl Texts {
         }
     }
 
+    /// The number of `s`, given it when it is new.
     pub(crate) fn intern(&mut self, s: &str) -> u32 {
         let hash = FxBuildHasher.hash_one(s);
         let Texts { bytes, ends, table } = self;
