@@ -189,7 +189,7 @@ pub(crate) struct SymbolRecord<'a> {
 }
 
 /// A symbol's row, its id given (`?1`) or chosen by SQLite (`NULL`).
-const INSERT_SYMBOL: &str = "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)";
+pub(crate) const INSERT_SYMBOL: &str = "INSERT INTO symbols(id, file_id, ord, parent_id, kind, name, qualname, signature, docstring, start_line, end_line, decorated_line, header_end_line, doc_start, doc_end, decorators, start_byte, end_byte, name_split) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)";
 
 /// A new symbol's row; its id.
 pub(crate) fn insert_symbol(conn: &Connection, s: &SymbolRecord) -> rusqlite::Result<i64> {
@@ -205,13 +205,13 @@ pub(crate) fn next_symbol_id(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// A new symbol's row under the id `id` (a new index's symbols written apart, numbered by the
-/// writer).
-pub(crate) fn insert_symbol_as(
-    conn: &Connection,
+/// writer), through `insert`: [`INSERT_SYMBOL`] prepared once by the thread that writes them.
+pub(crate) fn insert_symbol_with(
+    insert: &mut rusqlite::Statement<'_>,
     id: i64,
     s: &SymbolRecord,
 ) -> rusqlite::Result<()> {
-    write_symbol(conn, INSERT_SYMBOL, Some(id), s)
+    execute_symbol(insert, Some(id), s)
 }
 
 /// Symbol `id`'s row rewritten (its id kept, so edges into it stay valid).
@@ -230,7 +230,16 @@ fn write_symbol(
     id: Option<i64>,
     s: &SymbolRecord,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached(sql)?.execute(params![
+    execute_symbol(&mut *conn.prepare_cached(sql)?, id, s)
+}
+
+/// Runs `statement` ([`INSERT_SYMBOL`] or an update of the same parameters) for one row.
+fn execute_symbol(
+    statement: &mut rusqlite::Statement<'_>,
+    id: Option<i64>,
+    s: &SymbolRecord,
+) -> rusqlite::Result<()> {
+    statement.execute(params![
         id,
         s.file_id,
         s.ord,

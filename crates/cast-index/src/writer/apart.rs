@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use cast_parser::ParsedFile;
-use rusqlite::Connection;
+use rusqlite::{Connection, Statement};
 
 use super::parse::Blobs;
 use super::write::{joined_decorators, symbol_record};
@@ -61,9 +61,9 @@ impl ApartBuild {
                 db,
                 Apart::Terms(TermTable::Symbols),
                 queued,
-                |conn, rows| {
+                |insert, rows| {
                     for (id, terms) in rows {
-                        store::insert_symbol_terms(conn, id, &terms)?;
+                        store::insert_symbol_terms_with(insert, id, &terms)?;
                     }
                     Ok(())
                 },
@@ -72,7 +72,7 @@ impl ApartBuild {
                 db,
                 Apart::Terms(TermTable::Files),
                 queued,
-                |conn, (id, terms)| store::insert_file_terms(conn, id, &terms),
+                |insert, (id, terms)| store::insert_file_terms_with(insert, id, &terms),
             )?,
             next_symbol_id,
         })
@@ -116,22 +116,34 @@ impl ApartBuild {
         }
     }
 
-    /// Waits for each table in turn and copies it into the index through `conn`, inside its
-    /// write transaction. The symbols come last: their thread still builds the index of names
-    /// while the full-text tables are copied. The scratch files stay attached until the
-    /// transaction ends ([`clean_up`]).
-    pub(super) fn finish_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
-        let copy = |(table, path): (Apart, PathBuf)| {
-            store::copy_apart(conn, table, &path).map_err(store::db_err(db))
-        };
-        copy(self.file_terms.finish()?)?;
-        copy(self.symbol_terms.finish()?)?;
-        copy(self.symbols.finish()?)
+    /// Waits for the two full-text tables' threads in turn and copies each into the index
+    /// through `conn`, inside its write transaction. The symbols are left for
+    /// [`ApartBuild::finish_symbols_into`]: their thread is the last to finish (it builds the
+    /// index of names after its last row), and copying the others first gives it a core
+    /// meanwhile. The scratch files stay attached until the transaction ends ([`clean_up`]).
+    pub(super) fn finish_terms_into(&mut self, conn: &Connection, db: &Path) -> Result<()> {
+        // Every thread is given its last rows first: the symbols' would otherwise wait for
+        // them through both copies.
+        self.symbols.end_input();
+        self.symbol_terms.end_input();
+        self.file_terms.end_input();
+        copy_apart(conn, db, self.file_terms.finish()?)?;
+        copy_apart(conn, db, self.symbol_terms.finish()?)
+    }
+
+    /// After [`ApartBuild::finish_terms_into`]: waits for the symbols' thread and copies its
+    /// table in.
+    pub(super) fn finish_symbols_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
+        copy_apart(conn, db, self.symbols.finish()?)
     }
 }
 
+fn copy_apart(conn: &Connection, db: &Path, (table, path): (Apart, PathBuf)) -> Result<()> {
+    store::copy_apart(conn, table, &path).map_err(store::db_err(db))
+}
+
 /// Writes one file's symbols' rows, numbered from `first_id` in the parse's order.
-fn insert_symbols(conn: &Connection, rows: FileSymbols) -> rusqlite::Result<()> {
+fn insert_symbols(insert: &mut Statement<'_>, rows: FileSymbols) -> rusqlite::Result<()> {
     let ids: Vec<i64> = (rows.first_id..).take(rows.file.symbols.len()).collect();
     for (ord, (s, id)) in rows.file.symbols.iter().zip(&ids).enumerate() {
         let decorators = joined_decorators(s);
@@ -144,7 +156,7 @@ fn insert_symbols(conn: &Connection, rows: FileSymbols) -> rusqlite::Result<()> 
             decorators.as_deref(),
             name_split,
         );
-        build::insert_symbol_as(conn, *id, &row)?;
+        build::insert_symbol_with(insert, *id, &row)?;
     }
     Ok(())
 }
@@ -177,7 +189,7 @@ impl<T: Send + 'static> TableBuild<T> {
         db: &Path,
         table: Apart,
         queued: usize,
-        insert: fn(&Connection, T) -> rusqlite::Result<()>,
+        insert: fn(&mut Statement<'_>, T) -> rusqlite::Result<()>,
     ) -> Result<TableBuild<T>> {
         let path = table.scratch_path(db);
         // What an interrupted build left there is of no use.
@@ -220,10 +232,15 @@ impl<T: Send + 'static> TableBuild<T> {
         }
     }
 
-    /// Ends the input and waits for the thread: the table and its file, or why it failed.
-    fn finish(&mut self) -> Result<(Apart, PathBuf)> {
+    /// Sends what is pending and tells the thread that nothing more comes.
+    fn end_input(&mut self) {
         self.flush();
         self.sender = None;
+    }
+
+    /// Ends the input and waits for the thread: the table and its file, or why it failed.
+    fn finish(&mut self) -> Result<(Apart, PathBuf)> {
+        self.end_input();
         let panicked = || IndexError::ScratchTable {
             path: self.path.clone(),
             reason: "the thread writing it panicked".into(),
@@ -238,7 +255,7 @@ impl<T: Send + 'static> TableBuild<T> {
 }
 
 impl<T> Drop for TableBuild<T> {
-    /// A build that failed before [`ApartBuild::finish_into`] still stops its threads.
+    /// A build that failed before [`ApartBuild::finish_symbols_into`] still stops its threads.
     fn drop(&mut self) {
         self.sender = None;
         if let Some(thread) = self.thread.take() {
@@ -264,12 +281,15 @@ fn write_all<T>(
     conn: &Connection,
     table: Apart,
     receiver: Receiver<Vec<T>>,
-    insert: fn(&Connection, T) -> rusqlite::Result<()>,
+    insert: fn(&mut Statement<'_>, T) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
     conn.execute_batch("BEGIN")?;
+    // Prepared once for all the rows ([`store::insert_symbol_terms_with`] says why).
+    let mut statement = conn.prepare(table.insert_sql())?;
     for item in receiver.into_iter().flatten() {
-        insert(conn, item)?;
+        insert(&mut statement, item)?;
     }
+    drop(statement);
     table.index(conn)?;
     conn.execute_batch("COMMIT")
 }

@@ -255,10 +255,7 @@ impl IndexWriter<'_> {
         let mut written =
             self.parse_and_write(&to_read, &old, walk, progress, &mut report, apart.as_mut())?;
         report.phases.parse_and_write = lap(&mut phase);
-        // A new index reads its catalog (from `files` alone) while the scratch tables' threads
-        // write their last rows and the symbols' name index, which keeps one of them busy for
-        // a few tenths of a second after the last file: read after the copy, it left a core
-        // idle meanwhile.
+        // A new index reads its catalog (from `files` alone) while its symbols are copied in.
         let mut catalog = None;
         if let Some(mut apart) = apart {
             // A new index numbers symbols from 1: the next id is one past their count.
@@ -266,16 +263,23 @@ impl IndexWriter<'_> {
                 to_read.len(),
                 usize::try_from(*apart.next_symbol_id() - 1).unwrap_or(0),
             );
-            // The copy of the scratch tables runs while the catalog is built from the rows
-            // read: both are serial, and apart they left a core idle. It counts with the
-            // writing; the rest of the span with the catalog.
+            // The symbols' thread is the last to finish: the full-text tables are copied in
+            // while it writes its last rows and its index of names, then the symbols are
+            // copied while the catalog is built from the rows read (both are serial, and
+            // apart they left a core idle). Reading the rows first instead started the
+            // catalog's builder on the core the symbols' thread needed, which then finished
+            // alone. The copies count with the writing; the rest of the span with the catalog.
+            let t = Instant::now();
+            apart.finish_terms_into(conn, self.db_path)?;
+            let mut copy_seconds = t.elapsed().as_secs_f64();
             let (read, copy) = self.read_catalog_while(Some(sizes), || {
                 let t = Instant::now();
-                let copied = apart.finish_into(conn, self.db_path);
+                let copied = apart.finish_symbols_into(conn, self.db_path);
                 (copied, t.elapsed().as_secs_f64())
             })?;
-            let (copied, copy_seconds) = copy;
+            let (copied, symbols_seconds) = copy;
             copied?;
+            copy_seconds += symbols_seconds;
             catalog = Some(read);
             report.phases.parse_and_write += copy_seconds;
             report.phases.load_catalog = (lap(&mut phase) - copy_seconds).max(0.0);
