@@ -127,18 +127,19 @@ impl ApartBuild {
         self.symbols.end_input();
         self.symbol_terms.end_input();
         self.file_terms.end_input();
-        copy_apart(conn, db, self.file_terms.finish()?)?;
-        copy_apart(conn, db, self.symbol_terms.finish()?)
+        copy_in(conn, db, self.file_terms.finish()?)?;
+        copy_in(conn, db, self.symbol_terms.finish()?)
     }
 
     /// After [`ApartBuild::finish_terms_into`]: waits for the symbols' thread and copies its
     /// table in.
     pub(super) fn finish_symbols_into(mut self, conn: &Connection, db: &Path) -> Result<()> {
-        copy_apart(conn, db, self.symbols.finish()?)
+        copy_in(conn, db, self.symbols.finish()?)
     }
 }
 
-fn copy_apart(conn: &Connection, db: &Path, (table, path): (Apart, PathBuf)) -> Result<()> {
+/// Copies a finished scratch table into the index ([`store::copy_apart`]).
+fn copy_in(conn: &Connection, db: &Path, (table, path): (Apart, PathBuf)) -> Result<()> {
     store::copy_apart(conn, table, &path).map_err(store::db_err(db))
 }
 

@@ -85,7 +85,7 @@ fn stored_sizes(
 ) -> rusqlite::Result<Option<(usize, usize)>> {
     match sizes {
         Some(sizes) => Ok(Some(sizes)),
-        None => Ok(store::counts(conn)?.map(|c| (c.files, c.symbols))),
+        None => store::counts(conn).map(|c| c.map(|c| (c.files, c.symbols))),
     }
 }
 
