@@ -77,15 +77,19 @@ fn list_recording(root: &Path, walk: &WalkOptions, registry: &Registry, record: 
         .filter_map(|e| e.result.err().map(|err| err.to_string()))
         .collect();
     // A folder that could not be read may become readable without its mtime changing.
-    let watch = if record && warnings.is_empty() {
-        recorder.finish(root, walk)
-    } else {
-        None
-    };
-    let listed = found
-        .into_par_iter()
-        .filter_map(|(path, rel)| Listed::stat(path, rel))
-        .collect();
+    let watched = record && warnings.is_empty();
+    // The watch's stamps (a few per folder, on this thread) are taken while the files are
+    // statted on the others: one after the other, they held up the parse's start. Stamps
+    // taken later are as safe: one newer than the walk's start leaves the walk unwatched.
+    let (watch, listed) = rayon::join(
+        || watched.then(|| recorder.finish(root, walk)).flatten(),
+        || {
+            found
+                .into_par_iter()
+                .filter_map(|(path, rel)| Listed::stat(path, rel))
+                .collect()
+        },
+    );
     Listing {
         listed,
         warnings,

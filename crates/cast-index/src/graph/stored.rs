@@ -2,8 +2,6 @@
 //! computed at each refresh ([`crate::graph::rank`]), encoded into `meta` blobs, and decoded by every
 //! query, map and `show`.
 
-use std::collections::HashMap;
-
 use rusqlite::Connection;
 
 use crate::codec::{Reader, put_varint};
@@ -120,10 +118,15 @@ pub(crate) struct RankStats {
 /// The edges are read back from the index (every file's, in file id order, each file's in the
 /// order they were resolved), not held by the catalog since resolution: a build holds one
 /// [`EdgeList`] of integer ids, never every [`crate::graph::resolve::Edge`] at once.
+///
+/// `stored_edges`, when the caller knows it (it has just stored every file's edges), is how
+/// many the files hold in all: the graph is then allocated at its size without counting them
+/// first, a read of every file's edges.
 pub(crate) fn rank_and_store(
     conn: &Connection,
     cat: &Catalog,
     workers: &crate::budget::Workers,
+    stored_edges: Option<usize>,
 ) -> rusqlite::Result<RankStats> {
     let old_syms = store::get_meta(conn, "symbol_ranks")?
         .map(|b| decode_ranks(&b))
@@ -132,7 +135,7 @@ pub(crate) fn rank_and_store(
         symbols,
         files,
         resolved,
-    } = graphs(conn, cat)?;
+    } = graphs(conn, cat, workers, stored_edges)?;
     let (sym_ranks, iterations) = workers.install(|| symbol_ranks(cat, symbols, &old_syms));
     let file_ranks = workers.install(|| file_ranks(cat, &files));
     store::set_meta(conn, "symbol_ranks", &encode_ranks(sym_ranks))?;
@@ -156,8 +159,11 @@ fn member_edges(cat: &Catalog) -> usize {
         .count()
 }
 
-/// The file graph by dense file index: each file's `(target file, weight)` edges.
-type FileGraph = Vec<Vec<(u32, f64)>>;
+/// One file's edges in the file graph: `(target file, weight)`, by target.
+type FileEdges = Vec<(u32, f64)>;
+
+/// The file graph by dense file index.
+type FileGraph = Vec<FileEdges>;
 
 /// What ranking runs on, read back from the stored edges by [`graphs`].
 struct Graphs {
@@ -167,40 +173,77 @@ struct Graphs {
     resolved: usize,
 }
 
-/// The symbol graph and the file graph, from the stored edges.
+/// The symbol graph and the file graph, from the stored edges (`stored_edges` of them in all,
+/// counted here when not given).
 ///
 /// Symbol graph: every symbol plus one node per file for module-level code. Edges: resolved
 /// references (weight 1/k), then class → member (weight 1). File graph, by dense file index:
 /// imports (weight 1) plus references between files (weight 1/k each, summed per pair of
 /// files).
-fn graphs(conn: &Connection, cat: &Catalog) -> rusqlite::Result<Graphs> {
+fn graphs(
+    conn: &Connection,
+    cat: &Catalog,
+    workers: &crate::budget::Workers,
+    stored_edges: Option<usize>,
+) -> rusqlite::Result<Graphs> {
     let s = cat.syms.len();
     // Counted first (each blob starts with its count), so the list is allocated once at its
     // size: grown by doubling it would hold up to twice that, and copy it on the way.
-    let mut count = member_edges(cat);
-    build::for_each_file_edges(conn, |_, blob| {
-        count += blob.and_then(|b| Reader::new(b).varint()).unwrap_or(0) as usize;
-    })?;
-    let mut symbols = EdgeList::with_capacity(s + cat.files.len(), count);
+    let stored_edges = match stored_edges {
+        Some(n) => n,
+        None => {
+            let mut n = 0;
+            build::for_each_file_edges(conn, |_, blob| {
+                n += blob.and_then(|b| Reader::new(b).varint()).unwrap_or(0) as usize;
+            })?;
+            n
+        }
+    };
+    let mut symbols =
+        EdgeList::with_capacity(s + cat.files.len(), stored_edges + member_edges(cat));
     let mut files: FileGraph = vec![Vec::new(); cat.files.len()];
     let mut visited = vec![false; cat.files.len()];
     let mut resolved = 0;
+    // The blobs are read in file order on this thread and decoded a batch at a time on the
+    // others (decoding every file's edges one after the other was most of a cold build's
+    // ranking, with a core idle); the edges go into the list in file order all the same.
+    let mut batch: Vec<(u32, Vec<u8>)> = Vec::with_capacity(DECODE_BATCH);
+    let mut add_batch = |batch: &mut Vec<(u32, Vec<u8>)>| {
+        let decoded: Vec<(u32, Vec<Edge>, FileEdges)> = workers.install(|| {
+            use rayon::prelude::*;
+            batch
+                .par_iter()
+                .map(|(fi, blob)| {
+                    let edges = cat.decode_edges(blob).unwrap_or_default();
+                    let to_files = file_edges(cat, *fi as usize, &edges);
+                    (*fi, edges, to_files)
+                })
+                .collect()
+        });
+        batch.clear();
+        for (fi, edges, to_files) in decoded {
+            resolved += edges.len();
+            // A recursive call is no evidence that the function matters to the rest of the
+            // code: self-loops are left out of the rank (and ranks stay what they were before
+            // they were resolved).
+            for e in edges.iter().filter(|e| e.src != Some(e.dst)) {
+                let src = e.src.unwrap_or(s as u32 + fi);
+                symbols.push(src, e.dst, InverseCount(e.k));
+            }
+            files[fi as usize] = to_files;
+            visited[fi as usize] = true;
+        }
+    };
     build::for_each_file_edges(conn, |id, blob| {
         let Some(fi) = cat.file_by_id.get(id) else {
             return;
         };
-        let edges = blob.and_then(|b| cat.decode_edges(b)).unwrap_or_default();
-        resolved += edges.len();
-        // A recursive call is no evidence that the function matters to the rest of the code:
-        // self-loops are left out of the rank (and ranks stay what they were before they were
-        // resolved).
-        for e in edges.iter().filter(|e| e.src != Some(e.dst)) {
-            let src = e.src.unwrap_or(s as u32 + fi);
-            symbols.push(src, e.dst, InverseCount(e.k));
+        batch.push((fi, blob.map(<[u8]>::to_vec).unwrap_or_default()));
+        if batch.len() == DECODE_BATCH {
+            add_batch(&mut batch);
         }
-        files[fi as usize] = file_edges(cat, fi as usize, &edges);
-        visited[fi as usize] = true;
     })?;
+    add_batch(&mut batch);
     for (fi, seen) in visited.into_iter().enumerate() {
         if !seen {
             files[fi] = file_edges(cat, fi, &[]);
@@ -220,10 +263,13 @@ fn graphs(conn: &Connection, cat: &Catalog) -> rusqlite::Result<Graphs> {
     })
 }
 
+/// Files whose edges [`graphs`] decodes at a time.
+const DECODE_BATCH: usize = 512;
+
 /// File `fi`'s edges in the file graph: its imports, then its `edges` to other files' symbols,
 /// summed per file, by target.
-fn file_edges(cat: &Catalog, fi: usize, edges: &[Edge]) -> Vec<(u32, f64)> {
-    let mut to: HashMap<u32, f64> = HashMap::new();
+fn file_edges(cat: &Catalog, fi: usize, edges: &[Edge]) -> FileEdges {
+    let mut to: rustc_hash::FxHashMap<u32, f64> = rustc_hash::FxHashMap::default();
     for d in &cat.files[fi].deps {
         *to.entry(d.dst).or_default() += 1.0;
     }

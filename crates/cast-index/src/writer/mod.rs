@@ -584,6 +584,10 @@ impl IndexWriter<'_> {
         let mut batches = targets.chunks(batch_size);
         let mut loaded = read_batch(conn, &catalog, workers, batches.next(), None).map_err(&err)?;
         let mut resolved: Vec<Resolved> = Vec::new();
+        // Every file's edges are stored again when every file is resolved: their count is then
+        // known without reading them back to rank.
+        let every_file = targets.len() == catalog.files.len();
+        let mut stored_edges = 0;
         while let Some(refs) = loaded.take() {
             report.resolved_files += refs.len();
             let cat = &catalog;
@@ -594,15 +598,18 @@ impl IndexWriter<'_> {
                 let read = read_batch(conn, cat, workers, batches.next(), None);
                 (joined(resolving), stored, read)
             });
-            graph_changed |= stored.map_err(&err)?;
+            let stored = stored.map_err(&err)?;
+            (graph_changed, stored_edges) =
+                (graph_changed | stored.changed, stored_edges + stored.edges);
             loaded = read.map_err(&err)?;
             resolved = next;
             for r in &mut resolved {
                 catalog.set_deps(r.file, std::mem::take(&mut r.deps));
             }
         }
-        graph_changed |=
-            store_resolved(conn, &catalog, &resolved, &written.old_graph).map_err(&err)?;
+        let stored = store_resolved(conn, &catalog, &resolved, &written.old_graph).map_err(&err)?;
+        (graph_changed, stored_edges) =
+            (graph_changed | stored.changed, stored_edges + stored.edges);
         drop(resolved);
         report.phases.resolve = lap(phase);
         catalog.release_lookups();
@@ -610,7 +617,8 @@ impl IndexWriter<'_> {
         // of edges, stand.
         if graph_changed {
             progress(Progress::Ranking);
-            let ranked = rank_and_store(conn, &catalog, workers).map_err(&err)?;
+            let known = every_file.then_some(stored_edges);
+            let ranked = rank_and_store(conn, &catalog, workers, known).map_err(&err)?;
             (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
         } else {
             report.edges = meta_count(conn, "edges").map_err(&err)?;
@@ -780,19 +788,29 @@ fn store_resolved(
     catalog: &crate::graph::resolve::Catalog,
     resolved: &[Resolved],
     old_graph: &HashMap<i64, (Vec<u8>, Vec<u8>)>,
-) -> rusqlite::Result<bool> {
-    let mut changed = false;
+) -> rusqlite::Result<Stored> {
+    let mut stored = Stored::default();
     for r in resolved {
         let id = catalog.files[r.file as usize].id;
         if old_graph
             .get(&id)
             .is_none_or(|(e, d)| e != &r.edges || d != &r.deps_blob)
         {
-            changed = true;
+            stored.changed = true;
         }
+        stored.edges += crate::codec::Reader::new(&r.edges).varint().unwrap_or(0) as usize;
         build::set_file_graph(conn, id, &r.edges, &r.deps_blob)?;
     }
-    Ok(changed)
+    Ok(stored)
+}
+
+/// What [`store_resolved`] stored.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stored {
+    /// Some file's edges or dependencies differ from what it had.
+    changed: bool,
+    /// The edges of the files stored, in all.
+    edges: usize,
 }
 
 /// Seconds since `phase`, which restarts now.
