@@ -193,9 +193,7 @@ fn graphs(
         Some(n) => n,
         None => {
             let mut n = 0;
-            build::for_each_file_edges(conn, |_, blob| {
-                n += blob.and_then(|b| Reader::new(b).varint()).unwrap_or(0) as usize;
-            })?;
+            build::for_each_file_edges(conn, |_, blob| n += blob.map_or(0, edge_count))?;
             n
         }
     };
@@ -261,6 +259,12 @@ fn graphs(
         files,
         resolved,
     })
+}
+
+/// How many edges a file's stored edges blob holds (it opens with the count); 0 for one that
+/// does not decode.
+pub(crate) fn edge_count(blob: &[u8]) -> usize {
+    Reader::new(blob).varint().unwrap_or(0) as usize
 }
 
 /// Files whose edges [`graphs`] decodes at a time.

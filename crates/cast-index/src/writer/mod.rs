@@ -587,29 +587,26 @@ impl IndexWriter<'_> {
         // Every file's edges are stored again when every file is resolved: their count is then
         // known without reading them back to rank.
         let every_file = targets.len() == catalog.files.len();
-        let mut stored_edges = 0;
+        let mut stored = Stored::default();
         while let Some(refs) = loaded.take() {
             report.resolved_files += refs.len();
             let cat = &catalog;
-            let (next, stored, read) = std::thread::scope(|scope| {
+            let (next, stored_now, read) = std::thread::scope(|scope| {
                 // The references are freed there too.
                 let resolving = scope.spawn(move || workers.install(|| cat.resolve_rest(&refs)));
-                let stored = store_resolved(conn, cat, &resolved, &written.old_graph);
+                let stored_now = store_resolved(conn, cat, &resolved, &written.old_graph);
                 let read = read_batch(conn, cat, workers, batches.next(), None);
-                (joined(resolving), stored, read)
+                (joined(resolving), stored_now, read)
             });
-            let stored = stored.map_err(&err)?;
-            (graph_changed, stored_edges) =
-                (graph_changed | stored.changed, stored_edges + stored.edges);
+            stored.add(stored_now.map_err(&err)?);
             loaded = read.map_err(&err)?;
             resolved = next;
             for r in &mut resolved {
                 catalog.set_deps(r.file, std::mem::take(&mut r.deps));
             }
         }
-        let stored = store_resolved(conn, &catalog, &resolved, &written.old_graph).map_err(&err)?;
-        (graph_changed, stored_edges) =
-            (graph_changed | stored.changed, stored_edges + stored.edges);
+        stored.add(store_resolved(conn, &catalog, &resolved, &written.old_graph).map_err(&err)?);
+        graph_changed |= stored.changed;
         drop(resolved);
         report.phases.resolve = lap(phase);
         catalog.release_lookups();
@@ -617,7 +614,7 @@ impl IndexWriter<'_> {
         // of edges, stand.
         if graph_changed {
             progress(Progress::Ranking);
-            let known = every_file.then_some(stored_edges);
+            let known = every_file.then_some(stored.edges);
             let ranked = rank_and_store(conn, &catalog, workers, known).map_err(&err)?;
             (report.rank_iterations, report.edges) = (ranked.iterations, ranked.edges);
         } else {
@@ -798,7 +795,7 @@ fn store_resolved(
         {
             stored.changed = true;
         }
-        stored.edges += crate::codec::Reader::new(&r.edges).varint().unwrap_or(0) as usize;
+        stored.edges += crate::graph::stored::edge_count(&r.edges);
         build::set_file_graph(conn, id, &r.edges, &r.deps_blob)?;
     }
     Ok(stored)
@@ -811,6 +808,13 @@ struct Stored {
     changed: bool,
     /// The edges of the files stored, in all.
     edges: usize,
+}
+
+impl Stored {
+    fn add(&mut self, more: Stored) {
+        self.changed |= more.changed;
+        self.edges += more.edges;
+    }
 }
 
 /// Seconds since `phase`, which restarts now.
