@@ -126,6 +126,15 @@ struct Strings<'s> {
 }
 
 impl<'s> Strings<'s> {
+    /// Room for about `n` distinct strings (growing the table as a blob is encoded rehashed
+    /// it several times a file).
+    fn with_capacity(n: usize) -> Strings<'s> {
+        Strings {
+            index: HashMap::with_capacity_and_hasher(n, Default::default()),
+            list: Vec::with_capacity(n),
+        }
+    }
+
     fn id(&mut self, s: Option<&'s str>) -> u64 {
         let Some(s) = s else { return 0 };
         let next = self.list.len() as u64 + 1;
@@ -286,7 +295,9 @@ impl FileRefs {
 }
 
 pub(crate) fn encode_refs(refs: &[Reference], facts: &[TypeFact]) -> Vec<u8> {
-    let mut strings = Strings::default();
+    // References repeat their names and receivers: room for a third as many strings, grown
+    // when a file needs more.
+    let mut strings = Strings::with_capacity(refs.len() / 3 + facts.len());
     let mut rec = Vec::with_capacity(refs.len() * 6 + facts.len() * 4);
     put_varint(&mut rec, refs.len() as u64);
     for r in refs {

@@ -550,7 +550,13 @@ fn cut_text(text: &str, cap: u32) -> (String, FileWords, TokenTerms<'_>) {
             .iter()
             .for_each(|&n| meet(n, k));
     }
-    let mut out = String::with_capacity(order.len() * 8);
+    // Allocated at its length: the bag is the largest string cut from a file, and growing it
+    // copied it over and over.
+    let len = order
+        .iter()
+        .map(|&n| count[n as usize].min(cap) as usize * (cut.names.get(n).len() + 1))
+        .sum();
+    let mut out = String::with_capacity(len);
     for n in order {
         for _ in 0..count[n as usize].min(cap) {
             push_term(&mut out, cut.names.get(n));
@@ -581,6 +587,10 @@ struct TokenTerms<'t> {
     /// Buffers the cutting of each new token reuses.
     word: String,
     joined: String,
+    /// Buffers [`TokenTerms::terms_string`] writes a field's terms in before it copies them
+    /// out at their length (a field's string grown term by term was a tenth of the cutting).
+    field: String,
+    compounds: String,
 }
 
 impl<'t> TokenTerms<'t> {
@@ -595,6 +605,8 @@ impl<'t> TokenTerms<'t> {
             stemmed: String::new(),
             word: String::new(),
             joined: String::new(),
+            field: String::new(),
+            compounds: String::new(),
         }
     }
 
@@ -635,10 +647,14 @@ impl<'t> TokenTerms<'t> {
     /// the words' terms token by token, then the compound identifiers', which is the order
     /// [`terms`] gives them in. A text with a token the file does not hold (a docstring cut
     /// mid-word) is cut anew.
-    fn terms_string(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len() / 2);
+    fn terms_string(&mut self, text: &str) -> String {
+        let (mut out, mut compounds) = (
+            std::mem::take(&mut self.field),
+            std::mem::take(&mut self.compounds),
+        );
+        out.clear();
         // The compounds' terms, appended after every word's (most fields have none).
-        let mut compounds = String::new();
+        compounds.clear();
         let mut missing = false;
         for_each_token(text, |token| match self.by_text.get(token) {
             Some(&t) if !missing => {
@@ -652,13 +668,16 @@ impl<'t> TokenTerms<'t> {
             }
             _ => missing = true,
         });
-        if missing {
-            return terms_string(text);
-        }
         if !compounds.is_empty() {
             push_term(&mut out, &compounds);
         }
-        out
+        let terms = if missing {
+            terms_string(text)
+        } else {
+            out.as_str().to_owned()
+        };
+        (self.field, self.compounds) = (out, compounds);
+        terms
     }
 }
 
@@ -736,7 +755,7 @@ fn symbol_terms_cut_by(
     signature: &str,
     docstring: Option<&str>,
     words: &FileWords,
-    cut: impl Fn(&str) -> String,
+    mut cut: impl FnMut(&str) -> String,
 ) -> SymbolTerms {
     let [name, context, signature, doc] = symbol_field_texts(name, qualname, signature, docstring);
     let name_split = name_split_terms(name, words);
@@ -800,7 +819,7 @@ fn prefix(text: &str, chars: usize) -> &str {
 /// The full-text fields of a parsed file and of each of its symbols (in the parse's order).
 pub fn search_terms(rel: &str, text: &str, parsed: &ParsedFile) -> (FileTerms, Vec<SymbolTerms>) {
     let module_path = module_path(rel);
-    let (body, words, cut) = cut_text(text, FILE_BODY_CAP);
+    let (body, words, mut cut) = cut_text(text, FILE_BODY_CAP);
     let file = FileTerms {
         path: terms_string(module_path),
         doc: terms_string(prefix(

@@ -143,6 +143,24 @@ pub(crate) fn text<'a>(node: Node, src: &'a str) -> &'a str {
 /// Collapses runs of whitespace to single spaces and cuts to at most `max` bytes (on a char
 /// boundary), marking a cut with `…`.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
+    // Most texts (a decorator, a one-line signature) are one line already: copied as they are.
+    let bytes = text.as_bytes();
+    if text.len() <= max
+        && text.is_ascii()
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && !bytes
+            .iter()
+            .any(|&b| char::from(b).is_whitespace() && b != b' ')
+        && !text.contains("  ")
+    {
+        return text.to_owned();
+    }
+    one_line_of_words(text, max)
+}
+
+/// [`one_line`] of any text: its words joined by one space.
+fn one_line_of_words(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max + 4));
     for word in text.split_whitespace() {
         if !out.is_empty() {
@@ -160,4 +178,38 @@ pub(crate) fn one_line(text: &str, max: usize) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text copied as it is gives what joining its words gives.
+    #[test]
+    fn one_line_as_it_is_is_one_line_of_its_words() {
+        let texts = [
+            "",
+            "property",
+            "def f(a, b) -> int",
+            "def f(a,\n      b)",
+            " leading",
+            "trailing ",
+            "two  spaces",
+            "tab\there",
+            "vertical\x0btab",
+            "form\x0cfeed",
+            "no\u{a0}break",
+            "über(x)",
+            "a_very_long_decorator_name_that_goes_on_and_on(with_arguments=1)",
+        ];
+        for text in texts {
+            for max in [5, 40, 400] {
+                assert_eq!(
+                    one_line(text, max),
+                    one_line_of_words(text, max),
+                    "{text:?} {max}"
+                );
+            }
+        }
+    }
 }
