@@ -185,7 +185,7 @@ fn for_each_word_in(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
         // Both ends are ASCII bytes (or the text's ends), so this is on char boundaries.
         let run = &text[start..i];
         if ascii {
-            ascii_words(run.as_bytes(), buf, &mut f);
+            ascii_words(run, buf, &mut f);
         } else {
             unicode_words(run, buf, &mut f);
         }
@@ -193,7 +193,8 @@ fn for_each_word_in(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
 }
 
 /// [`for_each_word`] of a run of ASCII letters and digits.
-fn ascii_words(run: &[u8], buf: &mut String, f: &mut impl FnMut(&str)) {
+fn ascii_words(text: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    let run = text.as_bytes();
     let mut from = 0;
     for i in 1..run.len() {
         let (p, c) = (run[i - 1], run[i]);
@@ -205,18 +206,20 @@ fn ascii_words(run: &[u8], buf: &mut String, f: &mut impl FnMut(&str)) {
                 && c.is_ascii_uppercase()
                 && run.get(i + 1).is_some_and(u8::is_ascii_lowercase));
         if boundary {
-            emit_lowercase(&run[from..i], buf, f);
+            emit_lowercase(&text[from..i], buf, f);
             from = i;
         }
     }
     if from < run.len() {
-        emit_lowercase(&run[from..], buf, f);
+        emit_lowercase(&text[from..], buf, f);
     }
 }
 
-fn emit_lowercase(word: &[u8], buf: &mut String, f: &mut impl FnMut(&str)) {
+/// `f` with `word` (ASCII) lower-cased in `buf`: copied whole, then lower-cased in place.
+fn emit_lowercase(word: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
     buf.clear();
-    buf.extend(word.iter().map(|b| b.to_ascii_lowercase() as char));
+    buf.push_str(word);
+    buf.make_ascii_lowercase();
     f(buf);
 }
 
@@ -270,9 +273,16 @@ fn for_each_compound_in(text: &str, joined: &mut String, mut f: impl FnMut(&str)
     let mut start: Option<usize> = None;
     let bytes = text.as_bytes();
     let mut emit = |s: &str| {
-        let t = s.trim_matches('_');
+        // A run of lower-case letters (most of code's words) joins no words.
+        if s.bytes().all(|c| c.is_ascii_lowercase()) {
+            return;
+        }
+        // `_` trimmed from both ends (ASCII, so the ends stay on char boundaries).
+        let first = s.bytes().position(|c| c != b'_').unwrap_or(s.len());
+        let last = s.bytes().rposition(|c| c != b'_').map_or(first, |i| i + 1);
+        let t = &s[first..last];
         let b = t.as_bytes();
-        let several = t.contains('_')
+        let several = b.contains(&b'_')
             || b.windows(2).any(|w| {
                 (w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
                     || (w[0].is_ascii_alphabetic() && w[1].is_ascii_digit())
@@ -811,6 +821,11 @@ pub fn own_pieces<'t>(text: &'t str, spans: &[(usize, usize, Option<usize>)]) ->
 }
 
 fn prefix(text: &str, chars: usize) -> &str {
+    // A text of no more bytes than `chars` has no more chars (nearly every docstring): not
+    // walked char by char.
+    if text.len() <= chars {
+        return text;
+    }
     text.char_indices()
         .nth(chars)
         .map_or(text, |(i, _)| &text[..i])
