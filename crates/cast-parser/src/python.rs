@@ -623,14 +623,20 @@ fn known_type_facts(facts: Vec<PendingFact<'_>>) -> Vec<TypeFact> {
         .filter(|f| f.source != TypeSource::Unknown || f.target == "cls")
         .map(|f| (f.scope, &*f.target))
         .collect();
-    facts
+    let keep: Vec<bool> = facts
         .iter()
-        .filter(|f| known.contains(&(f.scope, &*f.target)))
-        .map(|f| TypeFact {
-            target: f.target.clone().into_owned(),
-            source: f.source.clone(),
-            scope: f.scope,
-            line: f.line,
+        .map(|f| known.contains(&(f.scope, &*f.target)))
+        .collect();
+    facts
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, keep)| {
+            keep.then(|| TypeFact {
+                target: f.target.into_owned(),
+                source: f.source,
+                scope: f.scope,
+                line: f.line,
+            })
         })
         .collect()
 }
