@@ -658,36 +658,29 @@ impl<'t> TokenTerms<'t> {
     /// [`terms`] gives them in. A text with a token the file does not hold (a docstring cut
     /// mid-word) is cut anew.
     fn terms_string(&mut self, text: &str) -> String {
-        let (mut out, mut compounds) = (
-            std::mem::take(&mut self.field),
-            std::mem::take(&mut self.compounds),
-        );
-        out.clear();
+        self.field.clear();
         // The compounds' terms, appended after every word's (most fields have none).
-        compounds.clear();
+        self.compounds.clear();
         let mut missing = false;
         for_each_token(text, |token| match self.by_text.get(token) {
             Some(&t) if !missing => {
                 let (from, mid, to) = self.tokens[t as usize];
                 for &n in &self.terms[from as usize..mid as usize] {
-                    push_term(&mut out, self.names.get(n));
+                    push_term(&mut self.field, self.names.get(n));
                 }
                 for &n in &self.terms[mid as usize..to as usize] {
-                    push_term(&mut compounds, self.names.get(n));
+                    push_term(&mut self.compounds, self.names.get(n));
                 }
             }
             _ => missing = true,
         });
-        if !compounds.is_empty() {
-            push_term(&mut out, &compounds);
+        if missing {
+            return terms_string(text);
         }
-        let terms = if missing {
-            terms_string(text)
-        } else {
-            out.as_str().to_owned()
-        };
-        (self.field, self.compounds) = (out, compounds);
-        terms
+        if !self.compounds.is_empty() {
+            push_term(&mut self.field, &self.compounds);
+        }
+        self.field.as_str().to_owned()
     }
 }
 
