@@ -586,6 +586,10 @@ fn distinct_tokens_about(len: usize) -> usize {
 /// their number in `names` (a bag leaves out those longer than [`MAX_BAG_TERM`]).
 #[derive(Default)]
 struct TokenTerms<'t> {
+    /// The numbers of the tokens of at most 8 bytes (most of code's: `self`, `return`, `name`),
+    /// by their bytes as one number ([`packed`]): found without hashing or comparing strings.
+    by_packed: FxHashMap<u64, u32>,
+    /// The numbers of the longer tokens.
     by_text: FxHashMap<&'t str, u32>,
     /// Per token: its words' terms at `terms[.0 .. .1]`, its compounds' at `terms[.1 .. .2]`.
     tokens: Vec<(u32, u32, u32)>,
@@ -608,7 +612,8 @@ impl<'t> TokenTerms<'t> {
     /// was a quarter of the cutting's time.
     fn with_capacity(distinct: usize) -> TokenTerms<'t> {
         TokenTerms {
-            by_text: FxHashMap::with_capacity_and_hasher(distinct, Default::default()),
+            by_packed: FxHashMap::with_capacity_and_hasher(distinct, Default::default()),
+            by_text: FxHashMap::with_capacity_and_hasher(distinct / 2, Default::default()),
             tokens: Vec::with_capacity(distinct),
             terms: Vec::with_capacity(distinct * 2),
             names: Texts::with_capacity(distinct, distinct * 8),
@@ -622,7 +627,12 @@ impl<'t> TokenTerms<'t> {
 
     /// The number of `token`, cutting it if it is new (`word` sees each of its words then).
     fn token(&mut self, token: &'t str, mut word: impl FnMut(&str)) -> u32 {
-        if let Some(&t) = self.by_text.get(token) {
+        let packed = packed(token);
+        let known = match packed {
+            Some(key) => self.by_packed.get(&key),
+            None => self.by_text.get(token),
+        };
+        if let Some(&t) = known {
             return t;
         }
         let from = self.terms.len() as u32;
@@ -643,8 +653,20 @@ impl<'t> TokenTerms<'t> {
         self.joined = joined;
         let t = self.tokens.len() as u32;
         self.tokens.push((from, mid, self.terms.len() as u32));
-        self.by_text.insert(token, t);
+        match packed {
+            Some(key) => self.by_packed.insert(key, t),
+            None => self.by_text.insert(token, t),
+        };
         t
+    }
+
+    /// The number of `token`, if it was cut.
+    fn find(&self, token: &str) -> Option<u32> {
+        match packed(token) {
+            Some(key) => self.by_packed.get(&key),
+            None => self.by_text.get(token),
+        }
+        .copied()
     }
 
     fn push(&mut self, term: &str) {
@@ -662,8 +684,8 @@ impl<'t> TokenTerms<'t> {
         // The compounds' terms, appended after every word's (most fields have none).
         self.compounds.clear();
         let mut missing = false;
-        for_each_token(text, |token| match self.by_text.get(token) {
-            Some(&t) if !missing => {
+        for_each_token(text, |token| match self.find(token) {
+            Some(t) if !missing => {
                 let (from, mid, to) = self.tokens[t as usize];
                 for &n in &self.terms[from as usize..mid as usize] {
                     push_term(&mut self.field, self.names.get(n));
@@ -682,6 +704,22 @@ impl<'t> TokenTerms<'t> {
         }
         self.field.as_str().to_owned()
     }
+}
+
+/// A token of at most 8 bytes as one number: its bytes, little-endian, padded with zeros. No
+/// token holds a zero byte ([`for_each_token`]), so no two tokens share a number.
+fn packed(token: &str) -> Option<u64> {
+    let bytes = token.as_bytes();
+    if bytes.len() > 8 {
+        return None;
+    }
+    // Byte by byte rather than through a copy of a variable length (a call to `memcpy`).
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |word, &b| (word << 8) | u64::from(b)),
+    )
 }
 
 /// The bag as [`bag_and_words`] made it before it cut tokens once: the whole text cut in one
@@ -893,6 +931,31 @@ mod tests {
                 assert_eq!(words.0, want_words.0);
             }
         }
+    }
+
+    /// Tokens of up to 8 bytes pack into numbers no two of them share (whatever their
+    /// lengths: a shorter token is padded with zeros, which no token holds); longer ones do not
+    /// pack, and are found by their text.
+    #[test]
+    fn short_tokens_pack_into_numbers_of_their_own() {
+        let tokens = [
+            "a", "ab", "ba", "a1", "_", "a_", "_a", "self", "return", "abcdefgh", "abcdefg", "é",
+            "éa", "aé", "日本", "Straße",
+        ];
+        let numbers: Vec<u64> = tokens.iter().map(|t| packed(t).unwrap()).collect();
+        let distinct: std::collections::HashSet<&u64> = numbers.iter().collect();
+        assert_eq!(distinct.len(), tokens.len());
+        assert_eq!(packed("self"), Some(u64::from_le_bytes(*b"self\0\0\0\0")));
+        assert_eq!(packed("abcdefgh"), Some(u64::from_le_bytes(*b"abcdefgh")));
+        assert_eq!(packed("abcdefghi"), None);
+        assert_eq!(packed("日本語"), None);
+        // Both kinds found again by the file's cut tokens.
+        let text = "self abcdefghi self abcdefghi";
+        let (_, _, cut) = cut_text(text, 4);
+        assert_eq!(cut.find("self"), Some(0));
+        assert_eq!(cut.find("abcdefghi"), Some(1));
+        assert_eq!(cut.find("other"), None);
+        assert_eq!(cut.find("abcdefghij"), None);
     }
 
     /// A definition's fields cut from its file's tokens are the fields cut anew: on this
