@@ -31,7 +31,9 @@ variant keeps its own database outside the copy (`--db`).
    - `cast symbols --json COPY > /dev/null` of the --cast build (the parse alone).
    Each run is one `subprocess.Popen` reaped with `os.wait4(pid, 0)`: wall time (start to exit),
    CPU time (ru_utime + ru_stime) and peak RSS (ru_maxrss) of that child alone. Reported: the
-   median wall and CPU, the largest RSS, and each variant's cold wall over ctags +.pyi's.
+   median wall and CPU, the largest RSS, and each variant's cold wall over ctags +.pyi's; then,
+   round by round, each variant's wall over the ctags +.pyi run of the same round, and their
+   median (a pair run back to back shares the machine's hour; the medians may not).
    Linux counts a child's ru_maxrss from the process that spawned it until its exec, so no
    figure reads below this script's own peak RSS (printed as "RSS floor"; about 20 MB here).
 2. Serial fraction. During each cold `cast index`, a thread samples every 20 ms
@@ -355,6 +357,18 @@ def main() -> int:
         for name, a in anchor.items():
             ratio = f"x{a['wall'] / ctags_pyi:.1f}" if ctags_pyi else "-"
             print(f"  {name:<34} {a['wall']:7.2f}s {a['cpu']:7.2f}s {mib(a['rss_kb']):>9} {ratio:>13} {'-':>7}")
+        # Each round's build over the ctags run of the same round: the machine's speed drifts
+        # from hour to hour (ctags over one tree took 3.0-5.1 s within one night), and a pair
+        # run back to back shares the hour, where the medians above may come from different
+        # rounds.
+        paired = {}
+        if ctags_pyi:
+            for v in variants:
+                paired[v.label] = [c["wall"] / a["wall"]
+                                   for c, a in zip(v.cold, anchor_runs["ctags +.pyi"])]
+                print(f"  {v.label + ' index':<34} x ctags+.pyi round by round: "
+                      + " ".join(f"{x:.2f}" for x in paired[v.label])
+                      + f" (median {statistics.median(paired[v.label]):.2f})")
         phases = {}
         for v in variants:
             phases[v.label] = median_phases(v.reports)
@@ -457,7 +471,7 @@ def main() -> int:
                 "stamp": st, "tree": str(tree), "copies": args.copies, "runs": args.runs, "files": files,
                 "lines": lines, "source_bytes": size, "cores": cores, "load_at_start": load,
                 "rss_floor_kb": rss_floor, "edited_file": str(biggest.relative_to(copy)),
-                "cold": cold, "anchors": anchor, "phases": phases,
+                "cold": cold, "anchors": anchor, "phases": phases, "paired_ratios": paired,
                 "reports": {v.label: v.reports for v in variants},
                 "db_bytes": {v.label: v.db_bytes for v in variants},
                 "warm": warm,
