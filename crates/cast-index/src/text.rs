@@ -628,11 +628,7 @@ impl<'t> TokenTerms<'t> {
     /// The number of `token`, cutting it if it is new (`word` sees each of its words then).
     fn token(&mut self, token: &'t str, mut word: impl FnMut(&str)) -> u32 {
         let packed = packed(token);
-        let known = match packed {
-            Some(key) => self.by_packed.get(&key),
-            None => self.by_text.get(token),
-        };
-        if let Some(&t) = known {
+        if let Some(t) = self.number(token, packed) {
             return t;
         }
         let from = self.terms.len() as u32;
@@ -662,7 +658,12 @@ impl<'t> TokenTerms<'t> {
 
     /// The number of `token`, if it was cut.
     fn find(&self, token: &str) -> Option<u32> {
-        match packed(token) {
+        self.number(token, packed(token))
+    }
+
+    /// [`Self::find`], given the token's [`packed`] number.
+    fn number(&self, token: &str, packed: Option<u64>) -> Option<u32> {
+        match packed {
             Some(key) => self.by_packed.get(&key),
             None => self.by_text.get(token),
         }
