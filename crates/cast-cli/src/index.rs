@@ -48,8 +48,8 @@ pub struct Args {
     /// does not grow with the cores: a larger budget builds faster on a machine of many cores.
     /// What grows with the tree (the names resolution looks up, ranking's edges) comes on top:
     /// on two cores 256 MiB builds the stdlib with site-packages (141 MB of source) in about
-    /// 170 MB, three copies of it in about 260 MB. Default: $CAST_INDEX_MEMORY, else 256; at
-    /// least 32.
+    /// 180-200 MB, three copies of it in about 250-270 MB. Default: $CAST_INDEX_MEMORY, else
+    /// 256; at least 32.
     #[arg(long, value_name = "MIB")]
     memory: Option<u64>,
     #[command(flatten)]
